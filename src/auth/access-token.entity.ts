@@ -1,0 +1,28 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { asNumber } from '../storage/numeric.transformer';
+
+/** An API token as stored: its SHA-256 hash and a short display prefix, never its value. */
+@Entity({ name: 'access_tokens' })
+export class AccessTokenEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  prefix!: string;
+
+  @Index('ux_access_tokens_hash', { unique: true })
+  @Column({ name: 'token_hash', type: 'varchar', length: 64 })
+  tokenHash!: string;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: asNumber })
+  createdAt!: number;
+
+  @Column({ name: 'last_used_at', type: 'bigint', nullable: true, transformer: asNumber })
+  lastUsedAt!: number | null;
+
+  @Column({ name: 'revoked_at', type: 'bigint', nullable: true, transformer: asNumber })
+  revokedAt!: number | null;
+}

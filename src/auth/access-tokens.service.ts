@@ -1,0 +1,144 @@
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { ErrorCode } from '../common/errors/error-code';
+import { LoyaltyException } from '../common/errors/loyalty.exception';
+import { AccessTokenEntity } from './access-token.entity';
+import { displayPrefixOf, generateToken, hashToken, isWellFormedToken } from './token-format';
+
+/** A token as it may be shown: never its value or hash. */
+export interface AccessTokenInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/** Returned once, at creation: the only time the value exists outside its holder. */
+export interface CreatedAccessToken extends AccessTokenInfo {
+  token: string;
+}
+
+export interface AuthenticatedToken {
+  id: string;
+  name: string;
+}
+
+export const ACCESS_TOKEN_HEADER = 'access-token';
+/** A verified token is trusted this long before its row is read again. */
+const VERIFIED_TTL_MS = 1_000;
+const VERIFIED_CACHE_LIMIT = 10_000;
+/** Last-used times are written in batches, at most this often. */
+const LAST_USED_FLUSH_MS = 30_000;
+
+@Injectable()
+export class AccessTokensService implements OnApplicationShutdown {
+  private readonly verified = new Map<string, { token: AuthenticatedToken; until: number }>();
+  private readonly lastUsed = new Map<string, number>();
+  private readonly perRequest = new WeakMap<object, Promise<AuthenticatedToken>>();
+  private flushTimer?: NodeJS.Timeout;
+
+  constructor(@InjectRepository(AccessTokenEntity) private readonly tokens: Repository<AccessTokenEntity>) {}
+
+  async create(name: string): Promise<CreatedAccessToken> {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > 100) {
+      throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'Token name must be 1 to 100 characters');
+    }
+    const token = generateToken();
+    const entity = Object.assign(new AccessTokenEntity(), {
+      id: randomUUID(),
+      name: trimmed,
+      prefix: displayPrefixOf(token),
+      tokenHash: hashToken(token),
+      createdAt: Date.now(),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    await this.tokens.insert(entity);
+    return { ...toInfo(entity), token };
+  }
+
+  async list(): Promise<AccessTokenInfo[]> {
+    await this.flushLastUsed();
+    const rows = await this.tokens.find({ where: { revokedAt: IsNull() }, order: { createdAt: 'ASC' } });
+    return rows.map(toInfo);
+  }
+
+  /** Revokes a token; it stops working on this instance at once. False when there was none. */
+  async revoke(id: string): Promise<boolean> {
+    const result = await this.tokens.update({ id, revokedAt: IsNull() }, { revokedAt: Date.now() });
+    for (const [hash, entry] of this.verified) if (entry.token.id === id) this.verified.delete(hash);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Checks a presented token. Missing: TOKEN_REQUIRED. Malformed, unknown and revoked answer alike
+   * with INVALID_TOKEN; a malformed one is refused by its checksum before any database read.
+   */
+  async authenticate(presented: string | undefined): Promise<AuthenticatedToken> {
+    if (presented === undefined || presented === '') throw new LoyaltyException(ErrorCode.TOKEN_REQUIRED);
+    if (!isWellFormedToken(presented)) throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
+    const hash = hashToken(presented);
+    const now = Date.now();
+    const cached = this.verified.get(hash);
+    let token = cached && cached.until > now ? cached.token : undefined;
+    if (!token) {
+      const row = await this.tokens.findOne({ select: { id: true, name: true, revokedAt: true }, where: { tokenHash: hash } });
+      if (!row || row.revokedAt !== null) {
+        this.verified.delete(hash);
+        throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
+      }
+      token = { id: row.id, name: row.name };
+      if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+      this.verified.set(hash, { token, until: now + VERIFIED_TTL_MS });
+    }
+    this.markUsed(token.id, now);
+    return token;
+  }
+
+  /** Authenticates an HTTP request once, however many resolvers ask. */
+  authenticateRequest(request: { headers: Record<string, string | string[] | undefined> }): Promise<AuthenticatedToken> {
+    let result = this.perRequest.get(request);
+    if (!result) {
+      const header = request.headers[ACCESS_TOKEN_HEADER];
+      result = this.authenticate(Array.isArray(header) ? header[0] : header);
+      this.perRequest.set(request, result);
+    }
+    return result;
+  }
+
+  async flushLastUsed(): Promise<void> {
+    const pending = [...this.lastUsed];
+    this.lastUsed.clear();
+    for (const [id, at] of pending) await this.tokens.update({ id }, { lastUsedAt: at });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    await this.flushLastUsed().catch(() => undefined);
+  }
+
+  private markUsed(id: string, at: number): void {
+    this.lastUsed.set(id, at);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        void this.flushLastUsed().catch(() => undefined);
+      }, LAST_USED_FLUSH_MS);
+      this.flushTimer.unref();
+    }
+  }
+}
+
+function toInfo(entity: AccessTokenEntity): AccessTokenInfo {
+  return {
+    id: entity.id,
+    name: entity.name,
+    prefix: entity.prefix,
+    createdAt: new Date(entity.createdAt).toISOString(),
+    lastUsedAt: entity.lastUsedAt === null ? null : new Date(entity.lastUsedAt).toISOString(),
+  };
+}

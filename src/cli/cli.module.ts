@@ -1,0 +1,22 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config';
+import { LoyaltyModule } from '../loyalty.module';
+import { buildDataSourceOptions } from '../storage/data-source-options';
+
+/** The command line's host: the database and the module's services, no HTTP and no GraphQL. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          ...buildDataSourceOptions(config.database, { migrationsRun: false }),
+          retryAttempts: 0,
+        }),
+        LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret }),
+      ],
+    };
+  }
+}

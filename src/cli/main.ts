@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { createReadStream, existsSync, writeFileSync } from 'node:fs';
+import type { DataSource } from 'typeorm';
+import { AccessTokensService } from '../auth/access-tokens.service';
+import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { demoRecords } from '../ingest/demo-dataset';
+import { parseRecord } from '../ingest/ingest-record';
+import { IngestService } from '../ingest/ingest.service';
+import { ingestStream, NumberedRecord, readNdjson } from '../ingest/record-stream';
+import { SpacesService } from '../spaces/spaces.service';
+import { CliModule } from './cli.module';
+import { printSchemaOf } from './schema-printer';
+
+const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <command> ...)
+
+Commands:
+  migrate                     apply pending database migrations
+  token create --name NAME    create an API access token; prints the token alone on stdout
+  import FILE                 apply NDJSON records (PRODUCT.md section 3); refused lines are
+                              reported on stderr with their line number; exit 1 if any was refused
+  demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N
+                              addresses with points each (default 5000)
+  setup-demo [--entries N]    migrate, load the demo dataset into an empty database, create a
+                              token and print a ready-to-paste curl line
+  schema [--out FILE]         print the GraphQL schema (SDL), or write it to FILE
+
+Environment: DATABASE_URL (default sqlite:./data/loyalty.sqlite), see README.md.`;
+
+/** Notes for people go to stderr, so stdout carries only what a script asked for. */
+const note = (text: string) => process.stderr.write(`${text}\n`);
+
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  if (index === -1) return undefined;
+  const value = args[index + 1];
+  if (value === undefined || value.startsWith('--')) throw new UsageError(`${name} needs a value`);
+  return value;
+}
+
+function positiveInt(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${name} must be a positive whole number`);
+  return Number(value);
+}
+
+class UsageError extends Error {}
+
+async function withContext<T>(config: AppConfig, work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error', 'warn'] });
+  try {
+    await app.get<DataSource>(getDataSourceToken()).runMigrations({ transaction: 'each' });
+    return await work(app);
+  } finally {
+    await app.close();
+  }
+}
+
+async function loadDemo(app: INestApplicationContext, entries: number): Promise<void> {
+  const started = Date.now();
+  function* numbered(): Generator<NumberedRecord> {
+    let line = 0;
+    for (const value of demoRecords({ entriesPerSpace: entries })) yield { line: ++line, parsed: parseRecord(value) };
+  }
+  const summary = await ingestStream(app.get(IngestService), numbered(), {
+    onRefused: (line, reason) => note(`demo record ${line} refused: ${reason}`),
+  });
+  note(`Demo data loaded: ${summary.accepted} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function run(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'migrate': {
+      const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error', 'warn'] });
+      try {
+        const applied = await app.get<DataSource>(getDataSourceToken()).runMigrations({ transaction: 'each' });
+        note(applied.length ? `Applied ${applied.map((m) => m.name).join(', ')}` : 'Database is up to date');
+      } finally {
+        await app.close();
+      }
+      return 0;
+    }
+    case 'token': {
+      if (rest[0] !== 'create') throw new UsageError('usage: token create --name NAME');
+      const name = option(rest, '--name');
+      if (!name) throw new UsageError('token create needs --name NAME');
+      const created = await withContext(config, (app) => app.get(AccessTokensService).create(name));
+      process.stdout.write(`${created.token}\n`);
+      note(`Created token "${created.name}" (${created.prefix}...). It is shown only this once: store it now.`);
+      return 0;
+    }
+    case 'import': {
+      const file = rest[0];
+      if (!file || file.startsWith('--')) throw new UsageError('usage: import FILE');
+      if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+      const summary = await withContext(config, (app) =>
+        ingestStream(app.get(IngestService), readNdjson(createReadStream(file)), {
+          onRefused: (line, reason) => note(`line ${line}: ${reason}`),
+        }),
+      );
+      note(`Imported ${file}: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`);
+      return summary.refused > 0 ? 1 : 0;
+    }
+    case 'demo': {
+      const entries = positiveInt(option(rest, '--entries'), '--entries', 5000);
+      await withContext(config, (app) => loadDemo(app, entries));
+      return 0;
+    }
+    case 'setup-demo': {
+      const entries = positiveInt(option(rest, '--entries'), '--entries', 5000);
+      const token = await withContext(config, async (app) => {
+        if (!(await app.get(SpacesService).findSpace(1))) await loadDemo(app, entries);
+        else note('Database already holds data: demo load skipped.');
+        return app.get(AccessTokensService).create(`demo ${new Date().toISOString()}`);
+      });
+      const url = `http://localhost:${config.port}/query`;
+      note('');
+      note(`Access token (shown once): ${token.token}`);
+      note('Try it once the server below is listening:');
+      note(
+        `  curl -s ${url} -H 'Content-Type: application/json' -H 'access-token: ${token.token}' \\\n` +
+          `    -d '{"query":"{ space(id: 1) { id name loyaltyPointsRanks { totalCount pageInfo { hasNextPage endCursor } list { rank points address { address username } } } } }"}'`,
+      );
+      note('');
+      return 0;
+    }
+    case 'schema': {
+      const sdl = await printSchemaOf(config);
+      const out = option(rest, '--out');
+      if (out) writeFileSync(out, sdl);
+      else process.stdout.write(sdl);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      note(error.message);
+      process.exit(2);
+    }
+    note(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  },
+);

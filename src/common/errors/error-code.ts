@@ -1,0 +1,72 @@
+/** Every error code the service answers with, and how each one reaches a client. */
+export enum ErrorCode {
+  TOKEN_REQUIRED = 'TOKEN_REQUIRED',
+  INVALID_TOKEN = 'INVALID_TOKEN',
+  RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
+  SPACE_NOT_FOUND = 'SPACE_NOT_FOUND',
+  INVALID_SPRINT_ID = 'INVALID_SPRINT_ID',
+  INVALID_CURSOR = 'INVALID_CURSOR',
+  QUEST_NOT_FOUND = 'QUEST_NOT_FOUND',
+  INVALID_ARGUMENT = 'INVALID_ARGUMENT',
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
+}
+
+export type ErrorCategory =
+  | 'AUTHENTICATION'
+  | 'RATE_LIMIT'
+  | 'NOT_FOUND'
+  | 'VALIDATION'
+  | 'UNAVAILABLE'
+  | 'INTERNAL';
+
+export interface ErrorDefinition {
+  message: string;
+  category: ErrorCategory;
+  httpStatus: number;
+}
+
+export const ERROR_DEFINITIONS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
+  [ErrorCode.TOKEN_REQUIRED]: {
+    message: 'Access token is required',
+    category: 'AUTHENTICATION',
+    httpStatus: 401,
+  },
+  [ErrorCode.INVALID_TOKEN]: {
+    message: 'Invalid access token',
+    category: 'AUTHENTICATION',
+    httpStatus: 401,
+  },
+  [ErrorCode.RATE_LIMIT_EXCEEDED]: {
+    message: 'Rate limit exceeded',
+    category: 'RATE_LIMIT',
+    httpStatus: 429,
+  },
+  [ErrorCode.SPACE_NOT_FOUND]: { message: 'Space not found', category: 'NOT_FOUND', httpStatus: 200 },
+  [ErrorCode.INVALID_SPRINT_ID]: {
+    message: 'Invalid sprint ID',
+    category: 'VALIDATION',
+    httpStatus: 200,
+  },
+  [ErrorCode.INVALID_CURSOR]: { message: 'Invalid cursor', category: 'VALIDATION', httpStatus: 200 },
+  [ErrorCode.QUEST_NOT_FOUND]: { message: 'Quest not found', category: 'NOT_FOUND', httpStatus: 200 },
+  [ErrorCode.INVALID_ARGUMENT]: {
+    message: 'Invalid argument',
+    category: 'VALIDATION',
+    httpStatus: 200,
+  },
+  [ErrorCode.SERVICE_UNAVAILABLE]: {
+    message: 'Service temporarily unavailable',
+    category: 'UNAVAILABLE',
+    httpStatus: 503,
+  },
+  [ErrorCode.INTERNAL_SERVER_ERROR]: {
+    message: 'Internal server error',
+    category: 'INTERNAL',
+    httpStatus: 500,
+  },
+};
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_DEFINITIONS, value);
+}

@@ -1,0 +1,11 @@
+import { Extensions } from '@nestjs/graphql';
+
+/** Marker put in a field's GraphQL extensions; strict mode removes every field that has it. */
+export const PRODUCT_EXTENSION = 'loyaltyProductExtension';
+
+/**
+ * Marks a field as one of PRODUCT.md's additions beyond SPEC.md, so that strict mode can hide it
+ * and leave exactly the specified schema.
+ */
+export const ExtensionField = (): MethodDecorator & PropertyDecorator =>
+  Extensions({ [PRODUCT_EXTENSION]: true });

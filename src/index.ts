@@ -1,0 +1,38 @@
+// The public surface of the package: what a host application imports, and nothing else.
+export { LoyaltyModule } from './loyalty.module';
+export type { LoyaltyModuleOptions } from './loyalty-module-options.interface';
+export { LOYALTY_MODULE_OPTIONS } from './loyalty.module-definition';
+export { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from './loyalty.entities';
+
+export { AccessTokenGuard } from './auth/access-token.guard';
+export { AccessTokensService, ACCESS_TOKEN_HEADER } from './auth/access-tokens.service';
+export type { AccessTokenInfo, AuthenticatedToken, CreatedAccessToken } from './auth/access-tokens.service';
+export { Public } from './auth/public.decorator';
+
+export { ErrorCode, ERROR_DEFINITIONS } from './common/errors/error-code';
+export type { ErrorCategory } from './common/errors/error-code';
+export { LoyaltyException } from './common/errors/loyalty.exception';
+export { formatLoyaltyError } from './common/graphql/format-error';
+export { ErrorEnvelopePlugin } from './common/graphql/error-envelope.plugin';
+export { stripProductExtensions } from './common/graphql/strict-schema';
+
+export { SpacesService } from './spaces/spaces.service';
+export { QuestsService } from './quests/quests.service';
+export { ProfilesService } from './profiles/profiles.service';
+export { LeaderboardsService } from './leaderboards/leaderboards.service';
+export { BoardReader } from './leaderboards/board-reader';
+export type { BoardPage, RankedEntry } from './leaderboards/board-reader';
+export type { PageRequest } from './leaderboards/page-request';
+export type { BoardRef, RankKey } from './leaderboards/ranking';
+export { IngestService } from './ingest/ingest.service';
+export type { IngestRecord } from './ingest/ingest-record';
+export type { RecordOutcome } from './ingest/record-outcome';
+
+export { Space } from './spaces/space.model';
+export { Sprint } from './spaces/sprint.model';
+export { Quest } from './quests/quest.model';
+export { QuestStatus } from './quests/quest-status.enum';
+export { Address } from './profiles/address.model';
+export { LoyaltyPointsRank } from './leaderboards/loyalty-points-rank.model';
+export { LoyaltyPointsRanks } from './leaderboards/loyalty-points-ranks.model';
+export { PageInfo } from './leaderboards/page-info.model';

@@ -1,0 +1,25 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { asNumber } from '../storage/numeric.transformer';
+
+/**
+ * An address's running total on one board (sprintId 0 = all-time). Rows at 0 points or below stay
+ * (they carry the running total) but are not on the board. The rank index
+ * (space_id, sprint_id, points DESC, reached_at, address_key) is created by the migration.
+ */
+@Entity({ name: 'board_entries' })
+export class BoardEntryEntity {
+  @PrimaryColumn({ name: 'space_id', type: 'integer' })
+  spaceId!: number;
+
+  @PrimaryColumn({ name: 'sprint_id', type: 'integer' })
+  sprintId!: number;
+
+  @PrimaryColumn({ name: 'address_key', type: 'varchar', length: 128 })
+  addressKey!: string;
+
+  @Column({ type: 'bigint', transformer: asNumber })
+  points!: number;
+
+  @Column({ name: 'reached_at', type: 'bigint', transformer: asNumber })
+  reachedAt!: number;
+}

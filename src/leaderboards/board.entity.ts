@@ -1,0 +1,14 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** Per board, the number of entries above 0 points: totalCount without counting rows. */
+@Entity({ name: 'boards' })
+export class BoardEntity {
+  @PrimaryColumn({ name: 'space_id', type: 'integer' })
+  spaceId!: number;
+
+  @PrimaryColumn({ name: 'sprint_id', type: 'integer' })
+  sprintId!: number;
+
+  @Column({ name: 'entry_count', type: 'integer', default: 0 })
+  entryCount!: number;
+}

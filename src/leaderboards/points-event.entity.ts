@@ -1,0 +1,22 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { asNumber } from '../storage/numeric.transformer';
+
+/** The ledger: one row per accepted points record, keyed by the sender's unique key. */
+@Entity({ name: 'points_events' })
+@Index('ix_points_events_space_time', ['spaceId', 'occurredAt'])
+export class PointsEventEntity {
+  @PrimaryColumn({ name: 'event_key', type: 'varchar', length: 191 })
+  key!: string;
+
+  @Column({ name: 'space_id', type: 'integer' })
+  spaceId!: number;
+
+  @Column({ name: 'address_key', type: 'varchar', length: 128 })
+  addressKey!: string;
+
+  @Column({ type: 'integer' })
+  points!: number;
+
+  @Column({ name: 'occurred_at', type: 'bigint', transformer: asNumber })
+  occurredAt!: number;
+}

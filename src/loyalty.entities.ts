@@ -1,0 +1,28 @@
+import { AccessTokenEntity } from './auth/access-token.entity';
+import { BoardEntryEntity } from './leaderboards/board-entry.entity';
+import { BoardEntity } from './leaderboards/board.entity';
+import { PointsEventEntity } from './leaderboards/points-event.entity';
+import { ProfileEntity } from './profiles/profile.entity';
+import { QuestParticipantEntity } from './quests/quest-participant.entity';
+import { QuestEntity } from './quests/quest.entity';
+import { SpaceEntity } from './spaces/space.entity';
+import { SprintEntity } from './spaces/sprint.entity';
+import { InitialSchema1763700000000 } from './storage/migrations/1763700000000-initial-schema';
+import { ServiceSettingEntity } from './storage/service-setting.entity';
+
+/** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
+export const LOYALTY_ENTITIES = [
+  SpaceEntity,
+  SprintEntity,
+  ProfileEntity,
+  QuestEntity,
+  QuestParticipantEntity,
+  PointsEventEntity,
+  BoardEntryEntity,
+  BoardEntity,
+  AccessTokenEntity,
+  ServiceSettingEntity,
+];
+
+/** The module's migrations, in order: a host adds them to its data source's `migrations`. */
+export const LOYALTY_MIGRATIONS = [InitialSchema1763700000000];

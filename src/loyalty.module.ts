@@ -1,0 +1,68 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccessTokenGuard } from './auth/access-token.guard';
+import { AccessTokensService } from './auth/access-tokens.service';
+import { IngestService } from './ingest/ingest.service';
+import { BoardReader } from './leaderboards/board-reader';
+import { CursorService } from './leaderboards/cursor.service';
+import { LeaderboardsResolver } from './leaderboards/leaderboards.resolver';
+import { LeaderboardsService } from './leaderboards/leaderboards.service';
+import { LoyaltyPointsRankResolver } from './leaderboards/loyalty-points-rank.resolver';
+import { PointsLedgerService } from './leaderboards/points-ledger.service';
+import { SqlBoardReader } from './leaderboards/sql-board-reader';
+import { LOYALTY_ENTITIES } from './loyalty.entities';
+import { LoyaltyConfigurableModule } from './loyalty.module-definition';
+import { ProfilesService } from './profiles/profiles.service';
+import { QuestsResolver } from './quests/quests.resolver';
+import { QuestsService } from './quests/quests.service';
+import { SpacesResolver } from './spaces/spaces.resolver';
+import { SpacesService } from './spaces/spaces.service';
+import { TransactionRunner } from './storage/transaction-runner';
+
+/**
+ * The loyalty leaderboard service as a module: its resolvers, services and entities. The host
+ * owns the GraphQL root (code-first), the TypeORM root (with {@link LOYALTY_ENTITIES} and
+ * {@link LOYALTY_MIGRATIONS}) and any app-wide guards and filters; this module registers none.
+ *
+ * One Nest module holds the features (spaces, leaderboards, quests, profiles, auth, ingest, each in
+ * its own folder), so that its options reach every feature without a global provider.
+ *
+ * ```ts
+ * @Module({ imports: [TypeOrmModule.forRoot({ ..., autoLoadEntities: true, migrations: LOYALTY_MIGRATIONS }),
+ *   GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, autoSchemaFile: true }),
+ *   LoyaltyModule.forRoot({ cursorSecret: process.env.CURSOR_SECRET })] })
+ * export class HostModule {}
+ * ```
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(LOYALTY_ENTITIES)],
+  providers: [
+    TransactionRunner,
+    SpacesService,
+    ProfilesService,
+    QuestsService,
+    CursorService,
+    { provide: BoardReader, useClass: SqlBoardReader },
+    LeaderboardsService,
+    PointsLedgerService,
+    IngestService,
+    AccessTokensService,
+    AccessTokenGuard,
+    SpacesResolver,
+    QuestsResolver,
+    LeaderboardsResolver,
+    LoyaltyPointsRankResolver,
+  ],
+  exports: [
+    SpacesService,
+    ProfilesService,
+    QuestsService,
+    LeaderboardsService,
+    PointsLedgerService,
+    IngestService,
+    AccessTokensService,
+    AccessTokenGuard,
+    BoardReader,
+  ],
+})
+export class LoyaltyModule extends LoyaltyConfigurableModule {}

@@ -1,0 +1,23 @@
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.factory';
+import { ConfigError, loadConfig } from './config/app-config';
+
+async function bootstrap(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const app = await createApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  new Logger('Bootstrap').log(
+    `Serving POST http://localhost:${config.port}/query (database ${config.databaseUrl}${config.strictMode ? ', strict mode' : ''})`,
+  );
+}
+
+void bootstrap();

@@ -1,0 +1,19 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** One row per address ever seen; points create it, profile records fill it in. */
+@Entity({ name: 'profiles' })
+export class ProfileEntity {
+  /** The lower-cased address. */
+  @PrimaryColumn({ name: 'address_key', type: 'varchar', length: 128 })
+  addressKey!: string;
+
+  /** The address as first received. */
+  @Column({ type: 'varchar', length: 128 })
+  address!: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  username!: string | null;
+
+  @Column({ type: 'varchar', length: 2048, nullable: true })
+  avatar!: string | null;
+}

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import DataLoader from 'dataloader';
+import { EntityManager, In, Repository } from 'typeorm';
+import type { ProfileRecord } from '../ingest/ingest-record';
+import { RecordOutcome, accepted } from '../ingest/record-outcome';
+import { addressKeyOf } from '../common/address-key';
+import { chunk, dialectOf, insertIgnoreSql } from '../storage/sql-dialect';
+import { Address } from './address.model';
+import { ProfileEntity } from './profile.entity';
+
+@Injectable()
+export class ProfilesService {
+  private readonly loaders = new WeakMap<object, DataLoader<string, Address>>();
+
+  constructor(@InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>) {}
+
+  /**
+   * The profile loader of one request (keyed by the request object): all `address` fields of a
+   * page are fetched in one query, and nothing is cached past the request.
+   */
+  loaderFor(request: object): DataLoader<string, Address> {
+    let loader = this.loaders.get(request);
+    if (!loader) {
+      loader = new DataLoader((keys) => this.loadAddresses(keys), { maxBatchSize: 1000 });
+      this.loaders.set(request, loader);
+    }
+    return loader;
+  }
+
+  /** By lower-cased address. An address without a profile row still gets an Address. */
+  async loadAddresses(keys: readonly string[]): Promise<Address[]> {
+    const rows = await this.profiles.findBy({ addressKey: In([...keys]) });
+    const byKey = new Map(rows.map((row) => [row.addressKey, row]));
+    return keys.map((key) => {
+      const row = byKey.get(key);
+      return Object.assign(new Address(), {
+        id: key,
+        address: row?.address ?? key,
+        username: row?.username ?? null,
+        avatar: row?.avatar ?? null,
+      });
+    });
+  }
+
+  /** Records addresses as first received; later spellings of the same address change nothing. */
+  async rememberAddresses(manager: EntityManager, addresses: Iterable<string>): Promise<void> {
+    const byKey = new Map<string, string>();
+    for (const address of addresses) {
+      const key = addressKeyOf(address);
+      if (!byKey.has(key)) byKey.set(key, address);
+    }
+    const dialect = dialectOf(manager);
+    for (const part of chunk([...byKey], 500)) {
+      await manager.query(
+        insertIgnoreSql(dialect, 'profiles', ['address_key', 'address'], part.length),
+        part.flat(),
+      );
+    }
+  }
+
+  async upsertProfile(manager: EntityManager, record: ProfileRecord): Promise<RecordOutcome> {
+    const repository = manager.getRepository(ProfileEntity);
+    const addressKey = addressKeyOf(record.address);
+    const profile =
+      (await repository.findOneBy({ addressKey })) ??
+      Object.assign(new ProfileEntity(), { addressKey, address: record.address, username: null, avatar: null });
+    if (record.username !== undefined) profile.username = record.username;
+    if (record.avatar !== undefined) profile.avatar = record.avatar;
+    await repository.save(profile);
+    return accepted();
+  }
+}

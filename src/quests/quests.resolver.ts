@@ -1,0 +1,19 @@
+import { UseFilters, UseGuards } from '@nestjs/common';
+import { Args, ID, Query, Resolver } from '@nestjs/graphql';
+import { AccessTokenGuard } from '../auth/access-token.guard';
+import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
+import { toQuest } from './quest.mapper';
+import { Quest } from './quest.model';
+import { QuestsService } from './quests.service';
+
+@Resolver(() => Quest)
+@UseGuards(AccessTokenGuard)
+@UseFilters(LoyaltyExceptionFilter)
+export class QuestsResolver {
+  constructor(private readonly quests: QuestsService) {}
+
+  @Query(() => Quest, { nullable: true, description: 'A quest by id, Deleted ones included' })
+  async quest(@Args('id', { type: () => ID }) id: string): Promise<Quest> {
+    return toQuest(await this.quests.requireQuest(id));
+  }
+}

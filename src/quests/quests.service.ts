@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { addressKeyOf } from '../common/address-key';
+import { ErrorCode } from '../common/errors/error-code';
+import { LoyaltyException } from '../common/errors/loyalty.exception';
+import type { ParticipationRecord, QuestRecord } from '../ingest/ingest-record';
+import { RecordOutcome, accepted, refused } from '../ingest/record-outcome';
+import { ProfilesService } from '../profiles/profiles.service';
+import { SpacesService } from '../spaces/spaces.service';
+import { dialectOf, execute, insertIgnoreSql } from '../storage/sql-dialect';
+import { QuestEntity } from './quest.entity';
+
+@Injectable()
+export class QuestsService {
+  constructor(
+    @InjectRepository(QuestEntity) private readonly quests: Repository<QuestEntity>,
+    private readonly spaces: SpacesService,
+    private readonly profiles: ProfilesService,
+  ) {}
+
+  /** Any quest, Deleted ones included; an unknown id is `Quest not found`. */
+  async requireQuest(id: string): Promise<QuestEntity> {
+    const quest = await this.quests.findOneBy({ id });
+    if (!quest) throw new LoyaltyException(ErrorCode.QUEST_NOT_FOUND);
+    return quest;
+  }
+
+  async upsertQuest(manager: EntityManager, record: QuestRecord): Promise<RecordOutcome> {
+    const repository = manager.getRepository(QuestEntity);
+    const existing = await repository.findOneBy({ id: record.id });
+    if (existing && record.spaceId !== undefined && record.spaceId !== existing.spaceId) {
+      return refused('spaceId', `quest ${record.id} belongs to space ${existing.spaceId}`);
+    }
+    if (!existing) {
+      for (const field of ['spaceId', 'name', 'status'] as const) {
+        if (record[field] === undefined) return refused(field, 'is required for a new quest');
+      }
+      const known = await this.spaces.existingSpaceIds(manager, [record.spaceId as number]);
+      if (known.size === 0) return refused('spaceId', `unknown space ${record.spaceId}`);
+    }
+    const quest =
+      existing ??
+      Object.assign(new QuestEntity(), {
+        id: record.id,
+        spaceId: record.spaceId,
+        type: null,
+        startTime: null,
+        endTime: null,
+        cap: null,
+        participantsCount: 0,
+      });
+    if (record.name !== undefined) quest.name = record.name;
+    if (record.status !== undefined) quest.status = record.status;
+    if (record.questType !== undefined) quest.type = record.questType;
+    if (record.startTime !== undefined) quest.startTime = record.startTime;
+    if (record.endTime !== undefined) quest.endTime = record.endTime;
+    if (record.cap !== undefined) quest.cap = record.cap;
+    if (quest.startTime !== null && quest.endTime !== null && quest.endTime <= quest.startTime) {
+      return refused('endTime', 'must be after startTime');
+    }
+    await repository.save(quest);
+    return accepted();
+  }
+
+  /** Joining twice counts once; the count moves in the same transaction as the row. */
+  async addParticipation(manager: EntityManager, record: ParticipationRecord): Promise<RecordOutcome> {
+    const exists = await manager.getRepository(QuestEntity).exists({ where: { id: record.questId } });
+    if (!exists) return refused('questId', `unknown quest ${record.questId}`);
+    const addressKey = addressKeyOf(record.address);
+    const inserted = await execute(
+      manager,
+      insertIgnoreSql(dialectOf(manager), 'quest_participants', ['quest_id', 'address_key'], 1),
+      [record.questId, addressKey],
+    );
+    if (inserted > 0) {
+      await manager.increment(QuestEntity, { id: record.questId }, 'participantsCount', 1);
+    }
+    await this.profiles.rememberAddresses(manager, [record.address]);
+    return accepted();
+  }
+}
+

@@ -1,0 +1,27 @@
+import { UseFilters, UseGuards } from '@nestjs/common';
+import { Args, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { AccessTokenGuard } from '../auth/access-token.guard';
+import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
+import { ExtensionField } from '../common/graphql/extension-field.decorator';
+import { toSpace, toSprint } from './space.mapper';
+import { Space } from './space.model';
+import { Sprint } from './sprint.model';
+import { SpacesService } from './spaces.service';
+
+@Resolver(() => Space)
+@UseGuards(AccessTokenGuard)
+@UseFilters(LoyaltyExceptionFilter)
+export class SpacesResolver {
+  constructor(private readonly spaces: SpacesService) {}
+
+  @Query(() => Space, { nullable: true, description: 'A space by id; `Space not found` when there is none' })
+  async space(@Args('id', { type: () => Int }) id: number): Promise<Space> {
+    return toSpace(await this.spaces.requireSpace(id));
+  }
+
+  @ExtensionField()
+  @ResolveField(() => [Sprint], { description: 'The sprints of the space, by start time' })
+  async sprints(@Parent() space: Space): Promise<Sprint[]> {
+    return (await this.spaces.listSprints(space.spaceId)).map(toSprint);
+  }
+}
