@@ -21,11 +21,18 @@ function requestIdOf(request: IncomingMessage): string {
 }
 
 /** Builds the standalone service, initialised and ready to listen. */
-export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: AppConfig,
+  options: CreateAppOptions = {},
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: 1_048_576, genReqId: requestIdOf });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, {
-    logger: options.logger ?? ['log', 'warn', 'error'],
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config, options),
+    adapter,
+    {
+      logger: options.logger ?? ['log', 'warn', 'error'],
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

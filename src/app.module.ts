@@ -9,7 +9,7 @@ import { formatLoyaltyError } from './common/graphql/format-error';
 import { stripProductExtensions } from './common/graphql/strict-schema';
 import type { AppConfig } from './config/app-config';
 import { LoyaltyModule } from './loyalty.module';
-import { buildDataSourceOptions } from './storage/data-source-options';
+import { resolveDataSourceOptions } from './storage/data-source-options';
 
 export const QUERY_PATH = '/query';
 
@@ -25,13 +25,15 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...buildDataSourceOptions(config.database, {
-            migrationsRun: config.migrateOnStart,
-            logger: extras.typeormLogger,
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => ({
+            ...(await resolveDataSourceOptions(config.database, {
+              migrationsRun: config.migrateOnStart,
+              logger: extras.typeormLogger,
+            })),
+            retryAttempts: 3,
+            retryDelay: 1000,
           }),
-          retryAttempts: 3,
-          retryDelay: 1000,
         }),
         GraphQLModule.forRoot<ApolloDriverConfig>({
           driver: ApolloDriver,

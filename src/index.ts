@@ -6,7 +6,11 @@ export { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from './loyalty.entities';
 
 export { AccessTokenGuard } from './auth/access-token.guard';
 export { AccessTokensService, ACCESS_TOKEN_HEADER } from './auth/access-tokens.service';
-export type { AccessTokenInfo, AuthenticatedToken, CreatedAccessToken } from './auth/access-tokens.service';
+export type {
+  AccessTokenInfo,
+  AuthenticatedToken,
+  CreatedAccessToken,
+} from './auth/access-tokens.service';
 export { Public } from './auth/public.decorator';
 
 export { ErrorCode, ERROR_DEFINITIONS } from './common/errors/error-code';

@@ -20,9 +20,21 @@ export class AccessTokenEntity {
   @Column({ name: 'created_at', type: 'bigint', transformer: asNumber })
   createdAt!: number;
 
-  @Column({ name: 'last_used_at', type: 'bigint', nullable: true, transformer: asNumber })
+  @Column({
+    name: 'last_used_at',
+    type: 'bigint',
+    nullable: true,
+    default: null,
+    transformer: asNumber,
+  })
   lastUsedAt!: number | null;
 
-  @Column({ name: 'revoked_at', type: 'bigint', nullable: true, transformer: asNumber })
+  @Column({
+    name: 'revoked_at',
+    type: 'bigint',
+    nullable: true,
+    default: null,
+    transformer: asNumber,
+  })
   revokedAt!: number | null;
 }

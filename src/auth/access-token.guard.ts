@@ -17,13 +17,20 @@ export class AccessTokenGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) {
+    if (
+      this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
+        context.getHandler(),
+        context.getClass(),
+      ])
+    ) {
       return true;
     }
     const request =
       context.getType<GqlContextType>() === 'graphql'
         ? requestOfContext(GqlExecutionContext.create(context).getContext())
-        : context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
+        : context
+            .switchToHttp()
+            .getRequest<{ headers: Record<string, string | string[] | undefined> }>();
     await this.tokens.authenticateRequest(request ?? { headers: {} });
     return true;
   }

@@ -40,12 +40,17 @@ export class AccessTokensService implements OnApplicationShutdown {
   private readonly perRequest = new WeakMap<object, Promise<AuthenticatedToken>>();
   private flushTimer?: NodeJS.Timeout;
 
-  constructor(@InjectRepository(AccessTokenEntity) private readonly tokens: Repository<AccessTokenEntity>) {}
+  constructor(
+    @InjectRepository(AccessTokenEntity) private readonly tokens: Repository<AccessTokenEntity>,
+  ) {}
 
   async create(name: string): Promise<CreatedAccessToken> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 100) {
-      throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'Token name must be 1 to 100 characters');
+      throw new LoyaltyException(
+        ErrorCode.INVALID_ARGUMENT,
+        'Token name must be 1 to 100 characters',
+      );
     }
     const token = generateToken();
     const entity = Object.assign(new AccessTokenEntity(), {
@@ -63,14 +68,18 @@ export class AccessTokensService implements OnApplicationShutdown {
 
   async list(): Promise<AccessTokenInfo[]> {
     await this.flushLastUsed();
-    const rows = await this.tokens.find({ where: { revokedAt: IsNull() }, order: { createdAt: 'ASC' } });
+    const rows = await this.tokens.find({
+      where: { revokedAt: IsNull() },
+      order: { createdAt: 'ASC' },
+    });
     return rows.map(toInfo);
   }
 
   /** Revokes a token; it stops working on this instance at once. False when there was none. */
   async revoke(id: string): Promise<boolean> {
     const result = await this.tokens.update({ id, revokedAt: IsNull() }, { revokedAt: Date.now() });
-    for (const [hash, entry] of this.verified) if (entry.token.id === id) this.verified.delete(hash);
+    for (const [hash, entry] of this.verified)
+      if (entry.token.id === id) this.verified.delete(hash);
     return (result.affected ?? 0) > 0;
   }
 
@@ -79,14 +88,18 @@ export class AccessTokensService implements OnApplicationShutdown {
    * with INVALID_TOKEN; a malformed one is refused by its checksum before any database read.
    */
   async authenticate(presented: string | undefined): Promise<AuthenticatedToken> {
-    if (presented === undefined || presented === '') throw new LoyaltyException(ErrorCode.TOKEN_REQUIRED);
+    if (presented === undefined || presented === '')
+      throw new LoyaltyException(ErrorCode.TOKEN_REQUIRED);
     if (!isWellFormedToken(presented)) throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
     const hash = hashToken(presented);
     const now = Date.now();
     const cached = this.verified.get(hash);
     let token = cached && cached.until > now ? cached.token : undefined;
     if (!token) {
-      const row = await this.tokens.findOne({ select: { id: true, name: true, revokedAt: true }, where: { tokenHash: hash } });
+      const row = await this.tokens.findOne({
+        select: { id: true, name: true, revokedAt: true },
+        where: { tokenHash: hash },
+      });
       if (!row || row.revokedAt !== null) {
         this.verified.delete(hash);
         throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
@@ -100,7 +113,9 @@ export class AccessTokensService implements OnApplicationShutdown {
   }
 
   /** Authenticates an HTTP request once, however many resolvers ask. */
-  authenticateRequest(request: { headers: Record<string, string | string[] | undefined> }): Promise<AuthenticatedToken> {
+  authenticateRequest(request: {
+    headers: Record<string, string | string[] | undefined>;
+  }): Promise<AuthenticatedToken> {
     let result = this.perRequest.get(request);
     if (!result) {
       const header = request.headers[ACCESS_TOKEN_HEADER];

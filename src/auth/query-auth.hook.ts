@@ -9,7 +9,11 @@ import { AccessTokensService } from './access-tokens.service';
  * `{ __typename }`, which runs no resolver and so meets no guard. (The guard stays on every
  * resolver for hosts that mount the module without this hook.)
  */
-export function installQueryAuthHook(fastify: FastifyInstance, tokens: AccessTokensService, path: string): void {
+export function installQueryAuthHook(
+  fastify: FastifyInstance,
+  tokens: AccessTokensService,
+  path: string,
+): void {
   fastify.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS') return;
     const url = request.url;
@@ -20,7 +24,10 @@ export function installQueryAuthHook(fastify: FastifyInstance, tokens: AccessTok
     } catch (error) {
       if (!(error instanceof LoyaltyException)) throw error;
       const envelope = envelopeFor(error.code, error.message, request.id);
-      await reply.code(error.extensions.http_status).type('application/json').send({ errors: [envelope] });
+      await reply
+        .code(error.extensions.http_status)
+        .type('application/json')
+        .send({ errors: [envelope] });
       return reply;
     }
   });

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { LoyaltyModule } from '../loyalty.module';
-import { buildDataSourceOptions } from '../storage/data-source-options';
+import { resolveDataSourceOptions } from '../storage/data-source-options';
 
 /** The command line's host: the database and the module's services, no HTTP and no GraphQL. */
 @Module({})
@@ -11,9 +11,11 @@ export class CliModule {
     return {
       module: CliModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...buildDataSourceOptions(config.database, { migrationsRun: false }),
-          retryAttempts: 0,
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => ({
+            ...(await resolveDataSourceOptions(config.database, { migrationsRun: false })),
+            retryAttempts: 0,
+          }),
         }),
         LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret }),
       ],

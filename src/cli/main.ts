@@ -42,14 +42,20 @@ function option(args: string[], name: string): string | undefined {
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${name} must be a positive whole number`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(`${name} must be a positive whole number`);
   return Number(value);
 }
 
 class UsageError extends Error {}
 
-async function withContext<T>(config: AppConfig, work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error', 'warn'] });
+async function withContext<T>(
+  config: AppConfig,
+  work: (app: INestApplicationContext) => Promise<T>,
+): Promise<T> {
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+    logger: ['error', 'warn'],
+  });
   try {
     await app.get<DataSource>(getDataSourceToken()).runMigrations({ transaction: 'each' });
     return await work(app);
@@ -62,12 +68,15 @@ async function loadDemo(app: INestApplicationContext, entries: number): Promise<
   const started = Date.now();
   function* numbered(): Generator<NumberedRecord> {
     let line = 0;
-    for (const value of demoRecords({ entriesPerSpace: entries })) yield { line: ++line, parsed: parseRecord(value) };
+    for (const value of demoRecords({ entriesPerSpace: entries }))
+      yield { line: ++line, parsed: parseRecord(value) };
   }
   const summary = await ingestStream(app.get(IngestService), numbered(), {
     onRefused: (line, reason) => note(`demo record ${line} refused: ${reason}`),
   });
-  note(`Demo data loaded: ${summary.accepted} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  note(
+    `Demo data loaded: ${summary.accepted} records in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 async function run(args: string[]): Promise<number> {
@@ -79,10 +88,18 @@ async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'migrate': {
-      const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error', 'warn'] });
+      const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+        logger: ['error', 'warn'],
+      });
       try {
-        const applied = await app.get<DataSource>(getDataSourceToken()).runMigrations({ transaction: 'each' });
-        note(applied.length ? `Applied ${applied.map((m) => m.name).join(', ')}` : 'Database is up to date');
+        const applied = await app
+          .get<DataSource>(getDataSourceToken())
+          .runMigrations({ transaction: 'each' });
+        note(
+          applied.length
+            ? `Applied ${applied.map((m) => m.name).join(', ')}`
+            : 'Database is up to date',
+        );
       } finally {
         await app.close();
       }
@@ -94,7 +111,9 @@ async function run(args: string[]): Promise<number> {
       if (!name) throw new UsageError('token create needs --name NAME');
       const created = await withContext(config, (app) => app.get(AccessTokensService).create(name));
       process.stdout.write(`${created.token}\n`);
-      note(`Created token "${created.name}" (${created.prefix}...). It is shown only this once: store it now.`);
+      note(
+        `Created token "${created.name}" (${created.prefix}...). It is shown only this once: store it now.`,
+      );
       return 0;
     }
     case 'import': {
@@ -106,7 +125,9 @@ async function run(args: string[]): Promise<number> {
           onRefused: (line, reason) => note(`line ${line}: ${reason}`),
         }),
       );
-      note(`Imported ${file}: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`);
+      note(
+        `Imported ${file}: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`,
+      );
       return summary.refused > 0 ? 1 : 0;
     }
     case 'demo': {

@@ -1,4 +1,9 @@
-import { DEFAULT_DATABASE_URL, DatabaseConfig, parseDatabaseUrl, redact } from '../storage/database-url';
+import {
+  DEFAULT_DATABASE_URL,
+  DatabaseConfig,
+  parseDatabaseUrl,
+  redact,
+} from '../storage/database-url';
 
 /** Everything the standalone service reads from its environment, validated once at start. */
 export interface AppConfig {
@@ -22,7 +27,12 @@ export class ConfigError extends Error {
   }
 }
 
-function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+function readBoolean(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: boolean,
+  problems: string[],
+): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = raw.trim().toLowerCase();
@@ -34,7 +44,7 @@ function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean, pr
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const problems: string[] = [];
-  const rawPort = env.PORT ?? '3000';
+  const rawPort = env.PORT || '3000';
   const port = Number(rawPort);
   if (!/^\d+$/.test(rawPort) || port < 0 || port > 65535) {
     problems.push(`PORT must be a whole number from 0 to 65535 (got "${rawPort}")`);

@@ -16,12 +16,38 @@ const SPACES = [
 ];
 const QUESTS = [
   { suffix: 'follow', name: 'Follow us on X', status: QuestStatus.Active, questType: 'social' },
-  { suffix: 'bridge', name: 'Bridge your first asset', status: QuestStatus.Active, questType: 'onchain' },
+  {
+    suffix: 'bridge',
+    name: 'Bridge your first asset',
+    status: QuestStatus.Active,
+    questType: 'onchain',
+  },
   { suffix: 'launch', name: 'Launch week quiz', status: QuestStatus.Expired, questType: 'quiz' },
-  { suffix: 'early', name: 'Early supporter', status: QuestStatus.CapReached, questType: 'onchain' },
-  { suffix: 'next', name: 'Season two preview', status: QuestStatus.NotStarted, questType: 'social' },
+  {
+    suffix: 'early',
+    name: 'Early supporter',
+    status: QuestStatus.CapReached,
+    questType: 'onchain',
+  },
+  {
+    suffix: 'next',
+    name: 'Season two preview',
+    status: QuestStatus.NotStarted,
+    questType: 'social',
+  },
 ];
-const NAMES = ['nova', 'orbit', 'quark', 'pixel', 'ember', 'drift', 'lumen', 'atlas', 'cinder', 'vega'];
+const NAMES = [
+  'nova',
+  'orbit',
+  'quark',
+  'pixel',
+  'ember',
+  'drift',
+  'lumen',
+  'atlas',
+  'cinder',
+  'vega',
+];
 
 /** A small, fast, seeded PRNG (mulberry32), so a demo is the same every time. */
 function random(seed: number): () => number {
@@ -75,8 +101,12 @@ export function* demoRecords(options: DemoOptions): Generator<Record<string, unk
     }
     let eventNumber = 0;
     for (let i = 0; i < options.entriesPerSpace; i++) {
-      const hex = Math.floor(rand() * 2 ** 52).toString(16).padStart(13, '0');
-      const body = `${space.id.toString(16)}${i.toString(16).padStart(8, '0')}${hex}`.padEnd(40, 'a').slice(0, 40);
+      const hex = Math.floor(rand() * 2 ** 52)
+        .toString(16)
+        .padStart(13, '0');
+      const body = `${space.id.toString(16)}${i.toString(16).padStart(8, '0')}${hex}`
+        .padEnd(40, 'a')
+        .slice(0, 40);
       // Some addresses arrive in mixed case, as checksummed wallets do.
       const address = `0x${i % 7 === 0 ? body.toUpperCase() : body}`;
       if (rand() < 0.7) {
@@ -110,9 +140,9 @@ export function* demoRecords(options: DemoOptions): Generator<Record<string, unk
         };
       }
       for (const quest of QUESTS.slice(0, 4)) {
-        if (rand() < 0.3) yield { type: 'participation', questId: `${space.id}-${quest.suffix}`, address };
+        if (rand() < 0.3)
+          yield { type: 'participation', questId: `${space.id}-${quest.suffix}`, address };
       }
     }
   }
 }
-

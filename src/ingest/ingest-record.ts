@@ -58,12 +58,7 @@ export interface PointsRecord {
 }
 
 export type IngestRecord =
-  | SpaceRecord
-  | SprintRecord
-  | ProfileRecord
-  | QuestRecord
-  | ParticipationRecord
-  | PointsRecord;
+  SpaceRecord | SprintRecord | ProfileRecord | QuestRecord | ParticipationRecord | PointsRecord;
 
 export type ParseResult = { ok: true; record: IngestRecord } | { ok: false; reason: string };
 
@@ -83,8 +78,7 @@ export function parseIsoTime(value: string): number | null {
   const second = m[6] ? Number(m[6]) : 0;
   const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return null;
+  if (day < 1 || day > daysInMonth(year, month)) return null;
   let offset = 0;
   if (m[8] !== 'Z') {
     const sign = m[8].startsWith('-') ? -1 : 1;
@@ -92,7 +86,15 @@ export function parseIsoTime(value: string): number | null {
     if (oh > 23 || om > 59) return null;
     offset = sign * (oh * 60 + om) * 60_000;
   }
-  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset;
+  // Date.UTC reads years 0-99 as 19xx; setUTCFullYear takes the year as written.
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
+  date.setUTCFullYear(year);
+  return date.getTime() - offset;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 const FIELDS: Record<IngestRecord['type'], readonly string[]> = {
@@ -123,9 +125,10 @@ function text(source: Source, field: string, maxLength: number): string {
   const value = source[field];
   if (typeof value !== 'string') throw new RecordError(`${field} must be a string`);
   if (value.trim() === '') throw new RecordError(`${field} must not be empty`);
-  if (value.length > maxLength) throw new RecordError(`${field} must be at most ${maxLength} characters`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw new RecordError(`${field} must not contain control characters`);
+  if (value.length > maxLength)
+    throw new RecordError(`${field} must be at most ${maxLength} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    throw new RecordError(`${field} must not contain control characters`);
   return value;
 }
 
@@ -141,13 +144,20 @@ function time(source: Source, field: string): number {
   const value = source[field];
   const parsed = typeof value === 'string' ? parseIsoTime(value) : null;
   if (parsed === null) {
-    throw new RecordError(`${field} must be an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`);
+    throw new RecordError(
+      `${field} must be an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`,
+    );
   }
   return parsed;
 }
 
 /** Reads an optional field: absent stays undefined, null stays null (clear), else `read`. */
-function optional<T>(source: Source, field: string, read: () => T, nullable: boolean): T | null | undefined {
+function optional<T>(
+  source: Source,
+  field: string,
+  read: () => T,
+  nullable: boolean,
+): T | null | undefined {
   if (!has(source, field)) return undefined;
   if (source[field] === null) {
     if (!nullable) throw new RecordError(`${field} cannot be null`);
@@ -180,7 +190,11 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
         startTime: optional(s, 'startTime', () => time(s, 'startTime'), false) ?? undefined,
         endTime: optional(s, 'endTime', () => time(s, 'endTime'), false) ?? undefined,
       };
-      if (record.startTime !== undefined && record.endTime !== undefined && record.endTime <= record.startTime) {
+      if (
+        record.startTime !== undefined &&
+        record.endTime !== undefined &&
+        record.endTime <= record.startTime
+      ) {
         throw new RecordError('endTime must be after startTime');
       }
       return record;
@@ -229,7 +243,9 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
         key: required(s, 'key', () => text(s, 'key', 191)),
         spaceId: required(s, 'spaceId', spaceId),
         address: required(s, 'address', () => address(s, 'address')),
-        points: required(s, 'points', () => int(s, 'points', -MAX_POINTS_PER_RECORD, MAX_POINTS_PER_RECORD)),
+        points: required(s, 'points', () =>
+          int(s, 'points', -MAX_POINTS_PER_RECORD, MAX_POINTS_PER_RECORD),
+        ),
         occurredAt: required(s, 'occurredAt', () => time(s, 'occurredAt')),
       };
   }
@@ -248,7 +264,10 @@ export function parseRecord(value: unknown): ParseResult {
   const known = FIELDS[kind as IngestRecord['type']];
   const unknown = Object.keys(source).filter((field) => field !== 'type' && !known.includes(field));
   if (unknown.length > 0) {
-    return { ok: false, reason: `unknown field ${unknown.map((f) => `"${f}"`).join(', ')} for type ${kind}` };
+    return {
+      ok: false,
+      reason: `unknown field ${unknown.map((f) => `"${f}"`).join(', ')} for type ${kind}`,
+    };
   }
   try {
     return { ok: true, record: parseFields(kind as IngestRecord['type'], source) };

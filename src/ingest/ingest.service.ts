@@ -32,7 +32,10 @@ export class IngestService {
     return this.transactions.run((manager) => this.applyInTransaction(manager, records));
   }
 
-  private async applyInTransaction(manager: EntityManager, records: readonly IngestRecord[]): Promise<RecordOutcome[]> {
+  private async applyInTransaction(
+    manager: EntityManager,
+    records: readonly IngestRecord[],
+  ): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
     let points: PointsRecord[] = [];
     const flushPoints = async () => {
@@ -52,7 +55,10 @@ export class IngestService {
     return outcomes;
   }
 
-  private async applyOne(manager: EntityManager, record: Exclude<IngestRecord, PointsRecord>): Promise<RecordOutcome> {
+  private async applyOne(
+    manager: EntityManager,
+    record: Exclude<IngestRecord, PointsRecord>,
+  ): Promise<RecordOutcome> {
     switch (record.type) {
       case 'space':
         return this.spaces.upsertSpace(manager, record);
@@ -71,7 +77,10 @@ export class IngestService {
   }
 }
 
-export function summarize(outcomes: readonly RecordOutcome[], into: IngestSummary = { accepted: 0, duplicates: 0, refused: 0 }): IngestSummary {
+export function summarize(
+  outcomes: readonly RecordOutcome[],
+  into: IngestSummary = { accepted: 0, duplicates: 0, refused: 0 },
+): IngestSummary {
   for (const outcome of outcomes) {
     if (outcome.status === 'accepted') into.accepted++;
     else if (outcome.status === 'duplicate') into.duplicates++;

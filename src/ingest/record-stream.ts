@@ -39,25 +39,29 @@ export async function ingestStream(
 ): Promise<IngestSummary> {
   const batchSize = options.batchSize ?? 2000;
   const summary: IngestSummary = { accepted: 0, duplicates: 0, refused: 0 };
-  let batch: Array<{ line: number; record: IngestRecord }> = [];
+  // Unparseable lines wait in the batch too, so that refusals are reported in line order.
+  let batch: Array<{ line: number; record?: IngestRecord; reason?: string }> = [];
+  let records = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const outcomes = await ingest.applyRecords(batch.map((item) => item.record));
+    const valid = batch.filter((item) => item.record !== undefined);
+    const outcomes =
+      valid.length > 0 ? await ingest.applyRecords(valid.map((item) => item.record!)) : [];
     outcomes.forEach((outcome, i) => {
-      if (outcome.status === 'refused') options.onRefused?.(batch[i].line, outcome.reason);
+      if (outcome.status === 'refused') valid[i].reason = outcome.reason;
     });
     summarize(outcomes, summary);
+    for (const item of batch) {
+      if (item.record === undefined) summary.refused++;
+      if (item.reason !== undefined) options.onRefused?.(item.line, item.reason);
+    }
     batch = [];
+    records = 0;
     options.onBatch?.(summary);
   };
   for await (const { line, parsed } of source) {
-    if (!parsed.ok) {
-      summary.refused++;
-      options.onRefused?.(line, parsed.reason);
-      continue;
-    }
-    batch.push({ line, record: parsed.record });
-    if (batch.length >= batchSize) await flush();
+    batch.push(parsed.ok ? { line, record: parsed.record } : { line, reason: parsed.reason });
+    if (parsed.ok && ++records >= batchSize) await flush();
   }
   await flush();
   return summary;

@@ -1,12 +1,14 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { asNumber } from '../storage/numeric.transformer';
 
 /**
  * An address's running total on one board (sprintId 0 = all-time). Rows at 0 points or below stay
- * (they carry the running total) but are not on the board. The rank index
- * (space_id, sprint_id, points DESC, reached_at, address_key) is created by the migration.
+ * (they carry the running total) but are not on the board.
  */
 @Entity({ name: 'board_entries' })
+// (space_id, sprint_id, points DESC, reached_at, address_key): the migration writes it by hand,
+// since TypeORM cannot declare a descending column.
+@Index('ix_board_entries_rank', { synchronize: false })
 export class BoardEntryEntity {
   @PrimaryColumn({ name: 'space_id', type: 'integer' })
   spaceId!: number;

@@ -17,7 +17,14 @@ export class CursorCodec {
 
   encode(board: BoardRef, key: RankKey): string {
     const body = Buffer.from(
-      JSON.stringify([VERSION, board.spaceId, board.sprintId, key.points, key.reachedAt, key.addressKey]),
+      JSON.stringify([
+        VERSION,
+        board.spaceId,
+        board.sprintId,
+        key.points,
+        key.reachedAt,
+        key.addressKey,
+      ]),
     ).toString('base64url');
     return `${body}.${this.mac(body).toString('base64url')}`;
   }
@@ -28,8 +35,10 @@ export class CursorCodec {
     const dot = cursor.indexOf('.');
     if (dot <= 0 || dot !== cursor.lastIndexOf('.')) return null;
     const body = cursor.slice(0, dot);
-    const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');
-    const expected = this.mac(body);
+    // Compare the MAC as text: base64url decoding ignores padding, junk and the spare low bits of
+    // the last character, which would let altered cursors through.
+    const mac = Buffer.from(cursor.slice(dot + 1));
+    const expected = Buffer.from(this.mac(body).toString('base64url'));
     if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return null;
     let parsed: unknown;
     try {

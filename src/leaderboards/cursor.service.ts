@@ -16,7 +16,8 @@ export class CursorService {
 
   constructor(
     @Inject(LOYALTY_MODULE_OPTIONS) private readonly options: LoyaltyModuleOptions,
-    @InjectRepository(ServiceSettingEntity) private readonly settings: Repository<ServiceSettingEntity>,
+    @InjectRepository(ServiceSettingEntity)
+    private readonly settings: Repository<ServiceSettingEntity>,
   ) {}
 
   getCodec(): Promise<CursorCodec> {
@@ -28,7 +29,8 @@ export class CursorService {
   }
 
   private async load(): Promise<CursorCodec> {
-    if (this.options.cursorSecret) return new CursorCodec(Buffer.from(this.options.cursorSecret, 'utf8'));
+    if (this.options.cursorSecret)
+      return new CursorCodec(Buffer.from(this.options.cursorSecret, 'utf8'));
     let stored = await this.settings.findOneBy({ name: SECRET_SETTING });
     if (!stored) {
       // Two instances may race to create it: the insert is ignored for the loser, who re-reads.

@@ -15,7 +15,11 @@ export function toLoyaltyPointsRank(board: BoardRef, entry: RankedEntry): Loyalt
   });
 }
 
-export function toLoyaltyPointsRanks(board: BoardRef, page: BoardPage, codec: CursorCodec): LoyaltyPointsRanks {
+export function toLoyaltyPointsRanks(
+  board: BoardRef,
+  page: BoardPage,
+  codec: CursorCodec,
+): LoyaltyPointsRanks {
   const edges = page.entries.map((entry) =>
     Object.assign(new LoyaltyPointsRankEdge(), {
       cursor: codec.encode(board, entry),

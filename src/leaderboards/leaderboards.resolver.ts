@@ -17,13 +17,24 @@ import { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
 export class LeaderboardsResolver {
   constructor(private readonly leaderboards: LeaderboardsService) {}
 
-  @Query(() => LoyaltyPointsRanks, { nullable: true, description: "A page of a space's leaderboard" })
+  @Query(() => LoyaltyPointsRanks, {
+    nullable: true,
+    description: "A page of a space's leaderboard",
+  })
   spaceLoyaltyPointsRanks(@Args() args: SpaceLoyaltyPointsRanksArgs): Promise<LoyaltyPointsRanks> {
-    return this.leaderboards.getPageOfSpace(args.spaceId, args.sprintId, { cursorAfter: args.cursorAfter });
+    return this.leaderboards.getPageOfSpace(args.spaceId, args.sprintId, {
+      cursorAfter: args.cursorAfter,
+    });
   }
 
-  @ResolveField(() => LoyaltyPointsRanks, { nullable: true, description: 'A page of the leaderboard' })
-  loyaltyPointsRanks(@Parent() space: Space, @Args() args: LoyaltyPointsRanksArgs): Promise<LoyaltyPointsRanks> {
+  @ResolveField(() => LoyaltyPointsRanks, {
+    nullable: true,
+    description: 'A page of the leaderboard',
+  })
+  loyaltyPointsRanks(
+    @Parent() space: Space,
+    @Args() args: LoyaltyPointsRanksArgs,
+  ): Promise<LoyaltyPointsRanks> {
     return this.leaderboards.getPage(space.spaceId, args.sprintId, args);
   }
 
@@ -32,7 +43,10 @@ export class LeaderboardsResolver {
     nullable: true,
     description: "One address's points and rank; null when it is not on the board",
   })
-  addressLoyaltyPoints(@Parent() space: Space, @Args() args: AddressLoyaltyPointsArgs): Promise<LoyaltyPointsRank | null> {
+  addressLoyaltyPoints(
+    @Parent() space: Space,
+    @Args() args: AddressLoyaltyPointsArgs,
+  ): Promise<LoyaltyPointsRank | null> {
     return this.leaderboards.getAddressRank(space.spaceId, args.address, args.sprintId);
   }
 }

@@ -18,7 +18,11 @@ export class LeaderboardsService {
   ) {}
 
   /** A page of a space's board; the space is already known to exist. */
-  async getPage(spaceId: number, sprintId: number | null | undefined, paging: PagingArgs): Promise<LoyaltyPointsRanks> {
+  async getPage(
+    spaceId: number,
+    sprintId: number | null | undefined,
+    paging: PagingArgs,
+  ): Promise<LoyaltyPointsRanks> {
     const board = await this.boardOf(spaceId, sprintId);
     const codec = await this.cursors.getCodec();
     const request = toPageRequest(paging, (cursor) => codec.decode(board, cursor));
@@ -27,20 +31,29 @@ export class LeaderboardsService {
   }
 
   /** The root-level variant: `Space not found` first, then as {@link getPage}. */
-  async getPageOfSpace(spaceId: number, sprintId: number | null | undefined, paging: PagingArgs): Promise<LoyaltyPointsRanks> {
+  async getPageOfSpace(
+    spaceId: number,
+    sprintId: number | null | undefined,
+    paging: PagingArgs,
+  ): Promise<LoyaltyPointsRanks> {
     await this.spaces.requireSpace(spaceId);
     return this.getPage(spaceId, sprintId, paging);
   }
 
   /** One address's points and rank, or null when it is not on the board. */
-  async getAddressRank(spaceId: number, address: string, sprintId: number | null | undefined): Promise<LoyaltyPointsRank | null> {
+  async getAddressRank(
+    spaceId: number,
+    address: string,
+    sprintId: number | null | undefined,
+  ): Promise<LoyaltyPointsRank | null> {
     const board = await this.boardOf(spaceId, sprintId);
     const entry = await this.reader.findEntry(board, addressKeyOf(address));
     return entry ? toLoyaltyPointsRank(board, entry) : null;
   }
 
   private async boardOf(spaceId: number, sprintId: number | null | undefined): Promise<BoardRef> {
-    if (sprintId === null || sprintId === undefined) return { spaceId, sprintId: ALL_TIME_SPRINT_ID };
+    if (sprintId === null || sprintId === undefined)
+      return { spaceId, sprintId: ALL_TIME_SPRINT_ID };
     await this.spaces.requireSprint(spaceId, sprintId);
     return { spaceId, sprintId };
   }

@@ -17,6 +17,8 @@ export class LoyaltyPointsRanks {
   list!: LoyaltyPointsRank[];
 
   @ExtensionField()
-  @Field(() => [LoyaltyPointsRankEdge], { description: 'Relay-style view of the same page as list' })
+  @Field(() => [LoyaltyPointsRankEdge], {
+    description: 'Relay-style view of the same page as list',
+  })
   edges!: LoyaltyPointsRankEdge[];
 }

@@ -6,7 +6,10 @@ export class PageInfo {
   @Field(() => Boolean)
   hasNextPage!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'Cursor of the last entry; pass as cursorAfter' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Cursor of the last entry; pass as cursorAfter',
+  })
   endCursor!: string | null;
 
   @ExtensionField()
@@ -14,6 +17,9 @@ export class PageInfo {
   hasPreviousPage!: boolean;
 
   @ExtensionField()
-  @Field(() => String, { nullable: true, description: 'Cursor of the first entry; pass as cursorBefore' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Cursor of the first entry; pass as cursorBefore',
+  })
   startCursor!: string | null;
 }

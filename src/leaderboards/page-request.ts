@@ -36,7 +36,11 @@ export function toPageRequest(
   decode: (cursor: string) => RankKey | null,
 ): PageRequest {
   const size = pageSizeOf(args.first);
-  const after = present(args.cursorAfter) ? args.cursorAfter : present(args.after) ? args.after : null;
+  const after = present(args.cursorAfter)
+    ? args.cursorAfter
+    : present(args.after)
+      ? args.after
+      : null;
   const before = present(args.cursorBefore) ? args.cursorBefore : null;
   if (after !== null && before !== null) {
     throw new LoyaltyException(

@@ -40,8 +40,13 @@ export class PointsLedgerService {
     private readonly profiles: ProfilesService,
   ) {}
 
-  async ingestPoints(manager: EntityManager, records: readonly PointsRecord[]): Promise<RecordOutcome[]> {
-    const known = await this.spaces.existingSpaceIds(manager, [...new Set(records.map((r) => r.spaceId))]);
+  async ingestPoints(
+    manager: EntityManager,
+    records: readonly PointsRecord[],
+  ): Promise<RecordOutcome[]> {
+    const known = await this.spaces.existingSpaceIds(manager, [
+      ...new Set(records.map((r) => r.spaceId)),
+    ]);
     const seen = await this.storedEvents(manager, [...new Set(records.map((r) => r.key))]);
     const fresh: LedgerEvent[] = [];
     const outcomes = records.map((record): RecordOutcome => {
@@ -72,17 +77,27 @@ export class PointsLedgerService {
        GROUP BY space_id, address_key`,
       [sprint.id, sprint.spaceId, sprint.startTime, sprint.endTime],
     );
-    const [row] = await manager.query(
+    const [row]: Array<Record<string, unknown>> = await manager.query(
       'SELECT COUNT(*) AS entries FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > 0',
       board,
     );
     await manager.query(
-      upsertSql(dialectOf(manager), 'boards', ['space_id', 'sprint_id', 'entry_count'], ['space_id', 'sprint_id'], { entry_count: 'set' }, 1),
+      upsertSql(
+        dialectOf(manager),
+        'boards',
+        ['space_id', 'sprint_id', 'entry_count'],
+        ['space_id', 'sprint_id'],
+        { entry_count: 'set' },
+        1,
+      ),
       [...board, num(row.entries)],
     );
   }
 
-  private async storedEvents(manager: EntityManager, keys: readonly string[]): Promise<Map<string, LedgerEvent>> {
+  private async storedEvents(
+    manager: EntityManager,
+    keys: readonly string[],
+  ): Promise<Map<string, LedgerEvent>> {
     const stored = new Map<string, LedgerEvent>();
     for (const part of chunk(keys, IN_CHUNK)) {
       const rows: Array<Record<string, unknown>> = await manager.query(
@@ -113,9 +128,14 @@ export class PointsLedgerService {
         part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
       );
     }
-    await this.profiles.rememberAddresses(manager, events.map((e) => e.address));
+    await this.profiles.rememberAddresses(
+      manager,
+      events.map((e) => e.address),
+    );
 
-    const sprints = await this.spaces.sprintsOfSpaces(manager, [...new Set(events.map((e) => e.spaceId))]);
+    const sprints = await this.spaces.sprintsOfSpaces(manager, [
+      ...new Set(events.map((e) => e.spaceId)),
+    ]);
     const deltas = new Map<string, BoardDelta>();
     const add = (event: LedgerEvent, sprintId: number) => {
       const id = `${event.spaceId}\u0000${sprintId}\u0000${event.addressKey}`;
@@ -124,13 +144,23 @@ export class PointsLedgerService {
         delta.points += event.points;
         delta.latest = Math.max(delta.latest, event.occurredAt);
       } else {
-        deltas.set(id, { spaceId: event.spaceId, sprintId, addressKey: event.addressKey, points: event.points, latest: event.occurredAt });
+        deltas.set(id, {
+          spaceId: event.spaceId,
+          sprintId,
+          addressKey: event.addressKey,
+          points: event.points,
+          latest: event.occurredAt,
+        });
       }
     };
     for (const event of events) {
       add(event, ALL_TIME_SPRINT_ID);
       for (const sprint of sprints) {
-        if (sprint.spaceId === event.spaceId && sprint.startTime <= event.occurredAt && event.occurredAt < sprint.endTime) {
+        if (
+          sprint.spaceId === event.spaceId &&
+          sprint.startTime <= event.occurredAt &&
+          event.occurredAt < sprint.endTime
+        ) {
           add(event, sprint.id);
         }
       }
@@ -141,12 +171,17 @@ export class PointsLedgerService {
       byBoard.set(board, [...(byBoard.get(board) ?? []), delta]);
     }
     for (const boardDeltas of byBoard.values()) {
-      for (const part of chunk(boardDeltas, IN_CHUNK)) await this.applyBoardDeltas(manager, dialect, part);
+      for (const part of chunk(boardDeltas, IN_CHUNK))
+        await this.applyBoardDeltas(manager, dialect, part);
     }
   }
 
   /** Deltas of one board: read the running totals (locked on MySQL), write the new ones. */
-  private async applyBoardDeltas(manager: EntityManager, dialect: ReturnType<typeof dialectOf>, deltas: BoardDelta[]): Promise<void> {
+  private async applyBoardDeltas(
+    manager: EntityManager,
+    dialect: ReturnType<typeof dialectOf>,
+    deltas: BoardDelta[],
+  ): Promise<void> {
     const { spaceId, sprintId } = deltas[0];
     const rows: Array<Record<string, unknown>> = await manager.query(
       `SELECT address_key AS addressKey, points, reached_at AS reachedAt FROM board_entries
@@ -154,7 +189,12 @@ export class PointsLedgerService {
        ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
       [spaceId, sprintId, ...deltas.map((d) => d.addressKey)],
     );
-    const current = new Map(rows.map((row) => [String(row.addressKey), { points: num(row.points), reachedAt: num(row.reachedAt) }]));
+    const current = new Map(
+      rows.map((row) => [
+        String(row.addressKey),
+        { points: num(row.points), reachedAt: num(row.reachedAt) },
+      ]),
+    );
     let countChange = 0;
     const values: unknown[] = [];
     for (const delta of deltas) {
@@ -165,17 +205,35 @@ export class PointsLedgerService {
       values.push(spaceId, sprintId, delta.addressKey, points, reachedAt);
     }
     await manager.query(
-      upsertSql(dialect, 'board_entries', ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
-        ['space_id', 'sprint_id', 'address_key'], { points: 'set', reached_at: 'set' }, deltas.length),
+      upsertSql(
+        dialect,
+        'board_entries',
+        ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
+        ['space_id', 'sprint_id', 'address_key'],
+        { points: 'set', reached_at: 'set' },
+        deltas.length,
+      ),
       values,
     );
     await manager.query(
-      upsertSql(dialect, 'boards', ['space_id', 'sprint_id', 'entry_count'], ['space_id', 'sprint_id'], { entry_count: 'add' }, 1),
+      upsertSql(
+        dialect,
+        'boards',
+        ['space_id', 'sprint_id', 'entry_count'],
+        ['space_id', 'sprint_id'],
+        { entry_count: 'add' },
+        1,
+      ),
       [spaceId, sprintId, countChange],
     );
   }
 }
 
 function sameContent(a: LedgerEvent, b: LedgerEvent): boolean {
-  return a.spaceId === b.spaceId && a.addressKey === b.addressKey && a.points === b.points && a.occurredAt === b.occurredAt;
+  return (
+    a.spaceId === b.spaceId &&
+    a.addressKey === b.addressKey &&
+    a.points === b.points &&
+    a.occurredAt === b.occurredAt
+  );
 }

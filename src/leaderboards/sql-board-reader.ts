@@ -49,12 +49,19 @@ export class SqlBoardReader extends BoardReader {
         return this.forwardPage(rows, size, skip + 1, totalCount, skip > 0 && totalCount > 0);
       }
       case 'after': {
-        const rows = await this.rows(this.keysetSql('after'), this.keysetParams(board, request.key, size + 1));
-        const firstRank = rows.length > 0 ? (await this.countAhead(board, rows[0])) + 1 : totalCount + 1;
+        const rows = await this.rows(
+          this.keysetSql('after'),
+          this.keysetParams(board, request.key, size + 1),
+        );
+        const firstRank =
+          rows.length > 0 ? (await this.countAhead(board, rows[0])) + 1 : totalCount + 1;
         return this.forwardPage(rows, size, firstRank, totalCount, totalCount > 0);
       }
       case 'before': {
-        const rows = await this.rows(this.keysetSql('before'), this.keysetParams(board, request.key, size + 1));
+        const rows = await this.rows(
+          this.keysetSql('before'),
+          this.keysetParams(board, request.key, size + 1),
+        );
         const hasPreviousPage = rows.length > size;
         const entries = rows.slice(0, size).reverse();
         const firstRank = entries.length > 0 ? (await this.countAhead(board, entries[0])) + 1 : 1;
@@ -75,7 +82,7 @@ export class SqlBoardReader extends BoardReader {
   }
 
   async countEntries(board: BoardRef): Promise<number> {
-    const [row] = await this.dataSource.query(
+    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
       'SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ?',
       [board.spaceId, board.sprintId],
     );
@@ -85,13 +92,23 @@ export class SqlBoardReader extends BoardReader {
   /** Entries strictly ahead of `key` in rank order: three index range counts. */
   private async countAhead(board: BoardRef, key: RankKey): Promise<number> {
     const b = [board.spaceId, board.sprintId];
-    const [row] = await this.dataSource.query(
+    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
       `SELECT
         (SELECT COUNT(*) FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > ?)
       + (SELECT COUNT(*) FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points = ? AND reached_at < ?)
       + (SELECT COUNT(*) FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points = ? AND reached_at = ?
            AND address_key < ?) AS ahead`,
-      [...b, key.points, ...b, key.points, key.reachedAt, ...b, key.points, key.reachedAt, key.addressKey],
+      [
+        ...b,
+        key.points,
+        ...b,
+        key.points,
+        key.reachedAt,
+        ...b,
+        key.points,
+        key.reachedAt,
+        key.addressKey,
+      ],
     );
     return num(row.ahead);
   }
@@ -100,7 +117,9 @@ export class SqlBoardReader extends BoardReader {
     const forward = direction === 'after';
     const [lt, gt] = forward ? ['<', '>'] : ['>', '<'];
     const order = forward ? FORWARD : BACKWARD;
-    const reachedOrder = forward ? 'reached_at ASC, address_key ASC' : 'reached_at DESC, address_key DESC';
+    const reachedOrder = forward
+      ? 'reached_at ASC, address_key ASC'
+      : 'reached_at DESC, address_key DESC';
     const addressOrder = forward ? 'address_key ASC' : 'address_key DESC';
     const branch = (predicate: string, branchOrder: string, alias: string) =>
       `SELECT * FROM (SELECT ${COLUMNS} FROM board_entries WHERE ${ON_BOARD} AND ${predicate}
@@ -115,9 +134,18 @@ export class SqlBoardReader extends BoardReader {
   private keysetParams(board: BoardRef, key: RankKey, limit: number): unknown[] {
     const b = [board.spaceId, board.sprintId];
     return [
-      ...b, key.points, limit,
-      ...b, key.points, key.reachedAt, limit,
-      ...b, key.points, key.reachedAt, key.addressKey, limit,
+      ...b,
+      key.points,
+      limit,
+      ...b,
+      key.points,
+      key.reachedAt,
+      limit,
+      ...b,
+      key.points,
+      key.reachedAt,
+      key.addressKey,
+      limit,
       limit,
     ];
   }
@@ -130,11 +158,20 @@ export class SqlBoardReader extends BoardReader {
     hasPreviousPage: boolean,
   ): BoardPage {
     const entries = rows.slice(0, size).map((row, i) => ({ ...row, rank: firstRank + i }));
-    return { entries, totalCount, hasNextPage: rows.length > size, hasPreviousPage: entries.length > 0 ? firstRank > 1 : hasPreviousPage };
+    return {
+      entries,
+      totalCount,
+      hasNextPage: rows.length > size,
+      hasPreviousPage: entries.length > 0 ? firstRank > 1 : hasPreviousPage,
+    };
   }
 
   private async rows(sql: string, parameters: unknown[]): Promise<RankKey[]> {
     const raw: EntryRow[] = await this.dataSource.query(sql, parameters);
-    return raw.map((row) => ({ addressKey: row.addressKey, points: num(row.points), reachedAt: num(row.reachedAt) }));
+    return raw.map((row) => ({
+      addressKey: row.addressKey,
+      points: num(row.points),
+      reachedAt: num(row.reachedAt),
+    }));
   }
 }

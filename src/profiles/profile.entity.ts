@@ -11,9 +11,9 @@ export class ProfileEntity {
   @Column({ type: 'varchar', length: 128 })
   address!: string;
 
-  @Column({ type: 'varchar', length: 255, nullable: true })
+  @Column({ type: 'varchar', length: 255, nullable: true, default: null })
   username!: string | null;
 
-  @Column({ type: 'varchar', length: 2048, nullable: true })
+  @Column({ type: 'varchar', length: 2048, nullable: true, default: null })
   avatar!: string | null;
 }

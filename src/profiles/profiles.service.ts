@@ -13,7 +13,9 @@ import { ProfileEntity } from './profile.entity';
 export class ProfilesService {
   private readonly loaders = new WeakMap<object, DataLoader<string, Address>>();
 
-  constructor(@InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>) {}
+  constructor(
+    @InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>,
+  ) {}
 
   /**
    * The profile loader of one request (keyed by the request object): all `address` fields of a
@@ -64,7 +66,12 @@ export class ProfilesService {
     const addressKey = addressKeyOf(record.address);
     const profile =
       (await repository.findOneBy({ addressKey })) ??
-      Object.assign(new ProfileEntity(), { addressKey, address: record.address, username: null, avatar: null });
+      Object.assign(new ProfileEntity(), {
+        addressKey,
+        address: record.address,
+        username: null,
+        avatar: null,
+      });
     if (record.username !== undefined) profile.username = record.username;
     if (record.avatar !== undefined) profile.avatar = record.avatar;
     await repository.save(profile);

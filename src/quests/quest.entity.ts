@@ -16,16 +16,28 @@ export class QuestEntity {
   @Column({ type: 'varchar', length: 16 })
   status!: QuestStatus;
 
-  @Column({ type: 'varchar', length: 64, nullable: true })
+  @Column({ type: 'varchar', length: 64, nullable: true, default: null })
   type!: string | null;
 
-  @Column({ name: 'start_time', type: 'bigint', nullable: true, transformer: asNumber })
+  @Column({
+    name: 'start_time',
+    type: 'bigint',
+    nullable: true,
+    default: null,
+    transformer: asNumber,
+  })
   startTime!: number | null;
 
-  @Column({ name: 'end_time', type: 'bigint', nullable: true, transformer: asNumber })
+  @Column({
+    name: 'end_time',
+    type: 'bigint',
+    nullable: true,
+    default: null,
+    transformer: asNumber,
+  })
   endTime!: number | null;
 
-  @Column({ type: 'integer', nullable: true })
+  @Column({ type: 'integer', nullable: true, default: null })
   cap!: number | null;
 
   /** Kept in step with quest_participants inside the transaction that adds one. */

@@ -1,7 +1,8 @@
 import type { QuestEntity } from './quest.entity';
 import { Quest } from './quest.model';
 
-const iso = (millis: number | null): string | null => (millis === null ? null : new Date(millis).toISOString());
+const iso = (millis: number | null): string | null =>
+  millis === null ? null : new Date(millis).toISOString();
 
 export function toQuest(entity: QuestEntity): Quest {
   return Object.assign(new Quest(), {

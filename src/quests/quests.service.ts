@@ -64,8 +64,13 @@ export class QuestsService {
   }
 
   /** Joining twice counts once; the count moves in the same transaction as the row. */
-  async addParticipation(manager: EntityManager, record: ParticipationRecord): Promise<RecordOutcome> {
-    const exists = await manager.getRepository(QuestEntity).exists({ where: { id: record.questId } });
+  async addParticipation(
+    manager: EntityManager,
+    record: ParticipationRecord,
+  ): Promise<RecordOutcome> {
+    const exists = await manager
+      .getRepository(QuestEntity)
+      .exists({ where: { id: record.questId } });
     if (!exists) return refused('questId', `unknown quest ${record.questId}`);
     const addressKey = addressKeyOf(record.address);
     const inserted = await execute(
@@ -80,4 +85,3 @@ export class QuestsService {
     return accepted();
   }
 }
-

@@ -14,7 +14,10 @@ import { SpacesService } from './spaces.service';
 export class SpacesResolver {
   constructor(private readonly spaces: SpacesService) {}
 
-  @Query(() => Space, { nullable: true, description: 'A space by id; `Space not found` when there is none' })
+  @Query(() => Space, {
+    nullable: true,
+    description: 'A space by id; `Space not found` when there is none',
+  })
   async space(@Args('id', { type: () => Int }) id: number): Promise<Space> {
     return toSpace(await this.spaces.requireSpace(id));
   }

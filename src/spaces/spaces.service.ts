@@ -35,7 +35,8 @@ export class SpacesService {
   /** The sprint, which must belong to the space; anything else is `Invalid sprint ID`. */
   async requireSprint(spaceId: number, sprintId: number): Promise<SprintEntity> {
     const sprint = await this.sprints.findOneBy({ id: sprintId });
-    if (!sprint || sprint.spaceId !== spaceId) throw new LoyaltyException(ErrorCode.INVALID_SPRINT_ID);
+    if (!sprint || sprint.spaceId !== spaceId)
+      throw new LoyaltyException(ErrorCode.INVALID_SPRINT_ID);
     return sprint;
   }
 
@@ -45,7 +46,9 @@ export class SpacesService {
 
   async existingSpaceIds(manager: EntityManager, ids: readonly number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
-    const rows = await manager.getRepository(SpaceEntity).find({ select: { id: true }, where: { id: In([...ids]) } });
+    const rows = await manager
+      .getRepository(SpaceEntity)
+      .find({ select: { id: true }, where: { id: In([...ids]) } });
     return new Set(rows.map((row) => row.id));
   }
 
@@ -57,8 +60,10 @@ export class SpacesService {
   async upsertSpace(manager: EntityManager, record: SpaceRecord): Promise<RecordOutcome> {
     const repository = manager.getRepository(SpaceEntity);
     const existing = await repository.findOneBy({ id: record.id });
-    if (!existing && record.name === undefined) return refused('name', 'is required for a new space');
-    const space = existing ?? Object.assign(new SpaceEntity(), { id: record.id, description: null });
+    if (!existing && record.name === undefined)
+      return refused('name', 'is required for a new space');
+    const space =
+      existing ?? Object.assign(new SpaceEntity(), { id: record.id, description: null });
     if (record.name !== undefined) space.name = record.name;
     if (record.description !== undefined) space.description = record.description;
     await repository.save(space);
@@ -69,24 +74,34 @@ export class SpacesService {
     const repository = manager.getRepository(SprintEntity);
     const existing = await repository.findOneBy({ id: record.id });
     if (existing && record.spaceId !== undefined && record.spaceId !== existing.spaceId) {
-      return { outcome: refused('spaceId', `sprint ${record.id} belongs to space ${existing.spaceId}`) };
+      return {
+        outcome: refused('spaceId', `sprint ${record.id} belongs to space ${existing.spaceId}`),
+      };
     }
     if (!existing) {
       for (const field of ['spaceId', 'name', 'startTime', 'endTime'] as const) {
-        if (record[field] === undefined) return { outcome: refused(field, 'is required for a new sprint') };
+        if (record[field] === undefined)
+          return { outcome: refused(field, 'is required for a new sprint') };
       }
     }
-    const spaceId = existing?.spaceId ?? (record.spaceId as number);
+    const spaceId = existing?.spaceId ?? record.spaceId!;
     if (!existing && (await this.existingSpaceIds(manager, [spaceId])).size === 0) {
       return { outcome: refused('spaceId', `unknown space ${spaceId}`) };
     }
-    const sprint = existing ? { ...existing } : Object.assign(new SprintEntity(), { id: record.id, spaceId });
+    const sprint = existing
+      ? { ...existing }
+      : Object.assign(new SprintEntity(), { id: record.id, spaceId });
     if (record.name !== undefined) sprint.name = record.name;
     if (record.startTime !== undefined) sprint.startTime = record.startTime;
     if (record.endTime !== undefined) sprint.endTime = record.endTime;
-    if (sprint.endTime <= sprint.startTime) return { outcome: refused('endTime', 'must be after startTime') };
+    if (sprint.endTime <= sprint.startTime)
+      return { outcome: refused('endTime', 'must be after startTime') };
     await repository.save(Object.assign(new SprintEntity(), sprint));
-    const moved = !existing || existing.startTime !== sprint.startTime || existing.endTime !== sprint.endTime;
-    return { outcome: accepted(), rebuild: moved ? Object.assign(new SprintEntity(), sprint) : undefined };
+    const moved =
+      !existing || existing.startTime !== sprint.startTime || existing.endTime !== sprint.endTime;
+    return {
+      outcome: accepted(),
+      rebuild: moved ? Object.assign(new SprintEntity(), sprint) : undefined,
+    };
   }
 }

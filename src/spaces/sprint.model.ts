@@ -8,7 +8,9 @@ export class Sprint {
   @Field(() => String)
   name!: string;
 
-  @Field(() => String, { description: 'ISO 8601; a points event counts when startTime <= occurredAt' })
+  @Field(() => String, {
+    description: 'ISO 8601; a points event counts when startTime <= occurredAt',
+  })
   startTime!: string;
 
   @Field(() => String, { description: 'ISO 8601; a points event counts when occurredAt < endTime' })

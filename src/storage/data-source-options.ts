@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createConnection } from 'mysql2/promise';
 import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../loyalty.entities';
 import type { DatabaseConfig } from './database-url';
@@ -7,6 +8,8 @@ import type { DatabaseConfig } from './database-url';
 export interface DataSourceExtras {
   migrationsRun?: boolean;
   logger?: TypeOrmLogger;
+  /** MySQL or MariaDB; TypeORM reads MariaDB's catalog right only when told. */
+  serverFlavor?: 'mysql' | 'mariadb';
 }
 
 /** TypeORM options for our own host, the CLI and ormconfig.ts: one definition for all three. */
@@ -38,7 +41,7 @@ export function buildDataSourceOptions(
   }
   return {
     ...common,
-    type: 'mysql',
+    type: extras.serverFlavor ?? 'mysql',
     host: database.host,
     port: database.port,
     username: database.username,
@@ -50,4 +53,44 @@ export function buildDataSourceOptions(
     bigNumberStrings: false,
     extra: { connectionLimit: 10 },
   };
+}
+
+/**
+ * Asks a MySQL-protocol server which one it is, so `mysql://` URLs work against MariaDB too. An
+ * unreachable server answers 'mysql' here and is reported by TypeORM's own connection attempt.
+ */
+export async function detectServerFlavor(
+  database: DatabaseConfig,
+): Promise<'mysql' | 'mariadb' | undefined> {
+  if (database.kind !== 'mysql') return undefined;
+  try {
+    const connection = await createConnection({
+      host: database.host,
+      port: database.port,
+      user: database.username,
+      password: database.password,
+      connectTimeout: 5000,
+    });
+    try {
+      const [rows] = await connection.query('SELECT VERSION() AS version');
+      return /mariadb/i.test(String((rows as Array<{ version: string }>)[0]?.version))
+        ? 'mariadb'
+        : 'mysql';
+    } finally {
+      await connection.end();
+    }
+  } catch {
+    return 'mysql';
+  }
+}
+
+/** {@link buildDataSourceOptions} after asking the server which flavour it is. */
+export async function resolveDataSourceOptions(
+  database: DatabaseConfig,
+  extras: DataSourceExtras = {},
+): Promise<DataSourceOptions> {
+  return buildDataSourceOptions(database, {
+    ...extras,
+    serverFlavor: await detectServerFlavor(database),
+  });
 }

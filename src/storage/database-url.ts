@@ -21,7 +21,8 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/loyalty.sqlite';
 export function parseDatabaseUrl(url: string, cwd: string = process.cwd()): DatabaseConfig {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (path === '') throw new Error('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:./data/loyalty.sqlite');
+    if (path === '')
+      throw new Error('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:./data/loyalty.sqlite');
     if (path === ':memory:') return { kind: 'sqlite', file: ':memory:' };
     return { kind: 'sqlite', file: isAbsolute(path) ? path : resolve(cwd, path) };
   }
@@ -34,10 +35,13 @@ export function parseDatabaseUrl(url: string, cwd: string = process.cwd()): Data
     );
   }
   if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') {
-    throw new Error(`DATABASE_URL: unsupported scheme "${parsed.protocol}"; use sqlite: or mysql://`);
+    throw new Error(
+      `DATABASE_URL: unsupported scheme "${parsed.protocol}"; use sqlite: or mysql://`,
+    );
   }
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
-  if (!database) throw new Error('DATABASE_URL: the database name is missing (mysql://host:3306/<db>)');
+  if (!database)
+    throw new Error('DATABASE_URL: the database name is missing (mysql://host:3306/<db>)');
   const port = parsed.port ? Number(parsed.port) : 3306;
   return {
     kind: 'mysql',
@@ -51,5 +55,9 @@ export function parseDatabaseUrl(url: string, cwd: string = process.cwd()): Data
 
 /** For messages and logs: a URL with its password replaced. */
 export function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+  // The authority ends at the last "@" before the path, as URL parsers read it.
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i.exec(url);
+  if (!match || !match[2].includes(':')) return url;
+  const user = match[2].slice(0, match[2].indexOf(':'));
+  return `${match[1]}${user}:***@${url.slice(match[0].length)}`;
 }

@@ -60,7 +60,11 @@ export function num(value: unknown): number {
 }
 
 /** Runs a write statement inside the manager's transaction and answers the rows it changed. */
-export async function execute(manager: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
+export async function execute(
+  manager: EntityManager,
+  sql: string,
+  parameters: unknown[],
+): Promise<number> {
   const runner = manager.queryRunner;
   if (!runner) throw new Error('execute() needs a transactional EntityManager');
   const result = await runner.query(sql, parameters, true);

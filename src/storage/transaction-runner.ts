@@ -3,7 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { dialectOf } from './sql-dialect';
 
-const RETRYABLE_MYSQL_ERRORS = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'ER_DUP_ENTRY']);
+const RETRYABLE_MYSQL_ERRORS = new Set([
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_DUP_ENTRY',
+]);
 const MAX_ATTEMPTS = 5;
 
 /**
@@ -32,7 +36,8 @@ export class TransactionRunner {
       try {
         return await this.dataSource.transaction(work);
       } catch (error) {
-        const code = (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
+        const code =
+          (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
           (error as { code?: string }).code;
         if (attempt >= MAX_ATTEMPTS || !code || !RETRYABLE_MYSQL_ERRORS.has(code)) throw error;
         await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));

@@ -13,12 +13,7 @@ export enum ErrorCode {
 }
 
 export type ErrorCategory =
-  | 'AUTHENTICATION'
-  | 'RATE_LIMIT'
-  | 'NOT_FOUND'
-  | 'VALIDATION'
-  | 'UNAVAILABLE'
-  | 'INTERNAL';
+  'AUTHENTICATION' | 'RATE_LIMIT' | 'NOT_FOUND' | 'VALIDATION' | 'UNAVAILABLE' | 'INTERNAL';
 
 export interface ErrorDefinition {
   message: string;
@@ -42,14 +37,26 @@ export const ERROR_DEFINITIONS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
     category: 'RATE_LIMIT',
     httpStatus: 429,
   },
-  [ErrorCode.SPACE_NOT_FOUND]: { message: 'Space not found', category: 'NOT_FOUND', httpStatus: 200 },
+  [ErrorCode.SPACE_NOT_FOUND]: {
+    message: 'Space not found',
+    category: 'NOT_FOUND',
+    httpStatus: 200,
+  },
   [ErrorCode.INVALID_SPRINT_ID]: {
     message: 'Invalid sprint ID',
     category: 'VALIDATION',
     httpStatus: 200,
   },
-  [ErrorCode.INVALID_CURSOR]: { message: 'Invalid cursor', category: 'VALIDATION', httpStatus: 200 },
-  [ErrorCode.QUEST_NOT_FOUND]: { message: 'Quest not found', category: 'NOT_FOUND', httpStatus: 200 },
+  [ErrorCode.INVALID_CURSOR]: {
+    message: 'Invalid cursor',
+    category: 'VALIDATION',
+    httpStatus: 200,
+  },
+  [ErrorCode.QUEST_NOT_FOUND]: {
+    message: 'Quest not found',
+    category: 'NOT_FOUND',
+    httpStatus: 200,
+  },
   [ErrorCode.INVALID_ARGUMENT]: {
     message: 'Invalid argument',
     category: 'VALIDATION',
@@ -68,5 +75,7 @@ export const ERROR_DEFINITIONS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
 };
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_DEFINITIONS, value);
+  return (
+    typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_DEFINITIONS, value)
+  );
 }

@@ -63,7 +63,11 @@ export function toErrorEnvelope(formatted: GraphQLFormattedError): GraphQLFormat
       http_status: 400,
       timestamp: new Date().toISOString(),
     };
-    return { message: stripSuggestions(formatted.message), ...where, extensions: { ...extensions } };
+    return {
+      message: stripSuggestions(formatted.message),
+      ...where,
+      extensions: { ...extensions },
+    };
   }
   return { ...envelopeFor(ErrorCode.INTERNAL_SERVER_ERROR), ...where };
 }

@@ -11,19 +11,17 @@ const RESPONSE_STATUSES = new Set([401, 429, 503]);
  * calls for. Pair it with `formatError: formatLoyaltyError`.
  */
 export class ErrorEnvelopePlugin implements ApolloServerPlugin<object> {
-  async requestDidStart(): Promise<GraphQLRequestListener<object>> {
-    return {
-      async willSendResponse({ response, contextValue }) {
-        if (response.body.kind !== 'single') return;
+  requestDidStart(): Promise<GraphQLRequestListener<object>> {
+    return Promise.resolve({
+      willSendResponse({ response, contextValue }) {
+        if (response.body.kind !== 'single') return Promise.resolve();
         const errors = response.body.singleResult.errors;
-        if (!errors || errors.length === 0) return;
+        if (!errors || errors.length === 0) return Promise.resolve();
         const requestId = requestIdOf(requestOfContext(contextValue));
-        response.body.singleResult.errors = errors.map(
-          (error): GraphQLFormattedError => {
-            const { timestamp, ...rest } = error.extensions ?? {};
-            return { ...error, extensions: { ...rest, request_id: requestId, timestamp } };
-          },
-        );
+        response.body.singleResult.errors = errors.map((error): GraphQLFormattedError => {
+          const { timestamp, ...rest } = error.extensions ?? {};
+          return { ...error, extensions: { ...rest, request_id: requestId, timestamp } };
+        });
         for (const error of errors) {
           const status = error.extensions?.http_status;
           if (typeof status === 'number' && RESPONSE_STATUSES.has(status)) {
@@ -31,7 +29,8 @@ export class ErrorEnvelopePlugin implements ApolloServerPlugin<object> {
             break;
           }
         }
+        return Promise.resolve();
       },
-    };
+    });
   }
 }

@@ -2,10 +2,16 @@ import { ArgsType, Field, Int } from '@nestjs/graphql';
 
 @ArgsType()
 export class LoyaltyPointsRanksArgs {
-  @Field(() => String, { nullable: true, description: 'Start after this cursor; null or absent for the first page' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Start after this cursor; null or absent for the first page',
+  })
   cursorAfter?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The page of entries just before this cursor' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The page of entries just before this cursor',
+  })
   cursorBefore?: string | null;
 
   @Field(() => Int, { nullable: true, description: 'Restrict the ranking to one sprint' })

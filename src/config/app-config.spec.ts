@@ -1,0 +1,240 @@
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from './app-config';
+
+const SECRET_32 = 'abcdefghijklmnopqrstuvwxyz012345';
+
+function configErrorOf(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError, nothing was thrown');
+}
+
+describe('loadConfig', () => {
+  describe('defaults', () => {
+    it('gives safe defaults for an empty environment', () => {
+      const config = loadConfig({});
+      expect(config).toEqual({
+        port: 3000,
+        host: '0.0.0.0',
+        databaseUrl: 'sqlite:./data/loyalty.sqlite',
+        database: { kind: 'sqlite', file: resolve(process.cwd(), 'data', 'loyalty.sqlite') },
+        strictMode: false,
+        introspection: true,
+        cursorSecret: undefined,
+        migrateOnStart: true,
+        nodeEnv: 'development',
+      });
+    });
+
+    it('uses the default database when DATABASE_URL is empty', () => {
+      expect(loadConfig({ DATABASE_URL: '' }).database).toEqual({
+        kind: 'sqlite',
+        file: resolve(process.cwd(), 'data', 'loyalty.sqlite'),
+      });
+    });
+
+    it('treats empty boolean settings and an empty CURSOR_SECRET as unset', () => {
+      const config = loadConfig({
+        STRICT_MODE: '',
+        INTROSPECTION: '',
+        MIGRATE_ON_START: '',
+        CURSOR_SECRET: '',
+      });
+      expect(config).toMatchObject({
+        strictMode: false,
+        introspection: true,
+        migrateOnStart: true,
+      });
+      expect(config.cursorSecret).toBeUndefined();
+    });
+
+    it('does not read process.env when an environment is given', () => {
+      const saved = process.env.PORT;
+      process.env.PORT = 'not-a-port';
+      try {
+        expect(loadConfig({}).port).toBe(3000);
+      } finally {
+        if (saved === undefined) delete process.env.PORT;
+        else process.env.PORT = saved;
+      }
+    });
+  });
+
+  describe('values', () => {
+    it('reads every setting', () => {
+      const config = loadConfig({
+        PORT: '8080',
+        HOST: '127.0.0.1',
+        DATABASE_URL: 'mysql://app:pw@db:3307/loyalty',
+        STRICT_MODE: 'true',
+        INTROSPECTION: 'false',
+        MIGRATE_ON_START: 'no',
+        CURSOR_SECRET: SECRET_32,
+        NODE_ENV: 'production',
+      });
+      expect(config).toEqual({
+        port: 8080,
+        host: '127.0.0.1',
+        databaseUrl: 'mysql://app:***@db:3307/loyalty',
+        database: {
+          kind: 'mysql',
+          host: 'db',
+          port: 3307,
+          username: 'app',
+          password: 'pw',
+          database: 'loyalty',
+        },
+        strictMode: true,
+        introspection: false,
+        cursorSecret: SECRET_32,
+        migrateOnStart: false,
+        nodeEnv: 'production',
+      });
+    });
+
+    it('keeps the password out of the reported databaseUrl', () => {
+      expect(
+        loadConfig({ DATABASE_URL: 'mysql://app:TopSecret99@db/loyalty' }).databaseUrl,
+      ).not.toContain('TopSecret99');
+    });
+
+    it.each([
+      ['0', 0],
+      ['1', 1],
+      ['65535', 65535],
+      ['3000', 3000],
+    ])('accepts PORT %s', (raw, port) => {
+      expect(loadConfig({ PORT: raw }).port).toBe(port);
+    });
+
+    it.each([
+      '65536',
+      '-1',
+      'abc',
+      '3000abc',
+      '30.5',
+      '1e3',
+      ' 3000',
+      '0x50',
+      '99999999999999999999',
+    ])('refuses PORT %p, naming PORT', (raw) => {
+      const error = configErrorOf({ PORT: raw });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toContain('PORT');
+      expect(error.problems[0]).toContain(raw);
+    });
+  });
+
+  describe('booleans', () => {
+    const names: Array<
+      [
+        'STRICT_MODE' | 'INTROSPECTION' | 'MIGRATE_ON_START',
+        'strictMode' | 'introspection' | 'migrateOnStart',
+      ]
+    > = [
+      ['STRICT_MODE', 'strictMode'],
+      ['INTROSPECTION', 'introspection'],
+      ['MIGRATE_ON_START', 'migrateOnStart'],
+    ];
+
+    describe.each(names)('%s', (name, field) => {
+      it.each(['true', 'TRUE', 'True', '1', 'yes', 'YES', 'on', ' true '])(
+        'reads %p as true',
+        (raw) => {
+          expect(loadConfig({ [name]: raw })[field]).toBe(true);
+        },
+      );
+
+      it.each(['false', 'FALSE', '0', 'no', 'No', 'off', ' false\n'])(
+        'reads %p as false',
+        (raw) => {
+          expect(loadConfig({ [name]: raw })[field]).toBe(false);
+        },
+      );
+
+      it.each(['maybe', '2', 'y', 'n', 'enabled', 'truee'])(
+        'refuses %p, naming the setting',
+        (raw) => {
+          const error = configErrorOf({ [name]: raw });
+          expect(error.problems).toHaveLength(1);
+          expect(error.problems[0]).toContain(name);
+          expect(error.problems[0]).toContain(raw);
+        },
+      );
+    });
+  });
+
+  describe('CURSOR_SECRET', () => {
+    it('accepts a secret of 32 characters or more', () => {
+      expect(loadConfig({ CURSOR_SECRET: SECRET_32 }).cursorSecret).toBe(SECRET_32);
+      expect(loadConfig({ CURSOR_SECRET: SECRET_32 + 'more' }).cursorSecret).toBe(
+        SECRET_32 + 'more',
+      );
+    });
+
+    it.each([1, 16, 31])('refuses a secret of %d characters', (length) => {
+      const error = configErrorOf({ CURSOR_SECRET: 'x'.repeat(length) });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toContain('CURSOR_SECRET');
+      expect(error.problems[0]).toContain('32');
+    });
+
+    it('never echoes the secret in the error', () => {
+      const error = configErrorOf({ CURSOR_SECRET: 'short-secret-value' });
+      expect(error.message).not.toContain('short-secret-value');
+    });
+  });
+
+  describe('DATABASE_URL', () => {
+    it('reports an unsupported or unreadable DATABASE_URL as a problem', () => {
+      expect(configErrorOf({ DATABASE_URL: 'postgres://u:p@db/x' }).problems[0]).toContain(
+        'DATABASE_URL',
+      );
+      expect(configErrorOf({ DATABASE_URL: 'garbage' }).problems[0]).toContain('DATABASE_URL');
+      expect(configErrorOf({ DATABASE_URL: 'mysql://db:3306' }).problems[0]).toContain(
+        'DATABASE_URL',
+      );
+    });
+  });
+
+  describe('ConfigError', () => {
+    it('reports several problems together', () => {
+      const error = configErrorOf({
+        PORT: 'eighty',
+        DATABASE_URL: 'postgres://u:p@db/x',
+        STRICT_MODE: 'maybe',
+        INTROSPECTION: 'perhaps',
+        MIGRATE_ON_START: 'sometimes',
+        CURSOR_SECRET: 'short',
+      });
+      expect(error.name).toBe('ConfigError');
+      expect(error).toBeInstanceOf(Error);
+      expect(error.problems).toHaveLength(6);
+      for (const name of [
+        'PORT',
+        'DATABASE_URL',
+        'STRICT_MODE',
+        'INTROSPECTION',
+        'MIGRATE_ON_START',
+        'CURSOR_SECRET',
+      ]) {
+        expect(error.problems.filter((p) => p.includes(name))).toHaveLength(1);
+      }
+      for (const problem of error.problems) expect(error.message).toContain(problem);
+    });
+
+    it('puts every problem on its own line of the message', () => {
+      const error = new ConfigError(['first problem', 'second problem']);
+      expect(error.problems).toEqual(['first problem', 'second problem']);
+      expect(error.message.split('\n')).toEqual([
+        'Invalid configuration:',
+        '  - first problem',
+        '  - second problem',
+      ]);
+    });
+  });
+});

@@ -1,0 +1,108 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AddressInfo } from 'node:net';
+import type { Logger as TypeOrmLogger } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { loadConfig } from '../../src/config/app-config';
+import { parseRecord } from '../../src/ingest/ingest-record';
+import { IngestService } from '../../src/ingest/ingest.service';
+import type { RecordOutcome } from '../../src/ingest/record-outcome';
+import { createTestDatabase, DbKind, TestDatabase } from './test-databases';
+
+export interface GqlError {
+  message: string;
+  path?: string[];
+  extensions: Record<string, any>;
+}
+
+/** `data` and `errors` may be absent at run time; specs assert that with toBeUndefined(). */
+export interface GqlResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: { data: T; errors: GqlError[] };
+}
+
+/** Records every SQL statement the service runs, for specs that count queries. */
+export class QueryRecorder implements TypeOrmLogger {
+  readonly queries: string[] = [];
+  logQuery(query: string): void {
+    this.queries.push(query);
+  }
+  logQueryError(): void {}
+  logQuerySlow(): void {}
+  logSchemaBuild(): void {}
+  logMigration(): void {}
+  log(): void {}
+}
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  db: TestDatabase;
+  url: string;
+  token: string;
+  recorder: QueryRecorder;
+  gql<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: { token?: string | null },
+  ): Promise<GqlResponse<T>>;
+  /** Loads records through the same path as `import`; throws if any is refused unexpectedly. */
+  load(records: Array<Record<string, unknown>>): Promise<RecordOutcome[]>;
+  close(): Promise<void>;
+}
+
+/** Starts the real service on a fresh database of `kind`, listening on a loopback port. */
+export async function startTestApp(
+  kind: DbKind,
+  env: Record<string, string> = {},
+  existing?: TestDatabase,
+): Promise<TestApp> {
+  const db = existing ?? (await createTestDatabase(kind));
+  const recorder = new QueryRecorder();
+  const config = loadConfig({ DATABASE_URL: db.url, PORT: '0', ...env });
+  const app = await createApp(config, { logger: false, typeormLogger: recorder });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/query`;
+  const { token } = await app.get(AccessTokensService).create('e2e');
+  const gql = async (
+    query: string,
+    variables?: Record<string, unknown>,
+    options: { token?: string | null } = {},
+  ) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const presented = options.token === undefined ? token : options.token;
+    if (presented !== null) headers['access-token'] = presented;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query, variables }),
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as GqlResponse['body'],
+    };
+  };
+  const load = async (records: Array<Record<string, unknown>>) => {
+    const parsed = records.map((record, i) => {
+      const result = parseRecord(record);
+      if (!result.ok) throw new Error(`fixture record ${i} invalid: ${result.reason}`);
+      return result.record;
+    });
+    return app.get(IngestService).applyRecords(parsed);
+  };
+  return {
+    app,
+    db,
+    url,
+    token,
+    recorder,
+    gql,
+    load,
+    close: async () => {
+      await app.close();
+      if (!existing) await db.drop();
+    },
+  };
+}
