@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { num } from '../storage/sql-dialect';
+import { dialectOf, num } from '../storage/sql-dialect';
 import { BoardPage, BoardReader, RankedEntry } from './board-reader';
 import type { PageRequest } from './page-request';
+import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
 import type { BoardRef, RankKey } from './ranking';
 
 interface EntryRow {
@@ -11,14 +12,6 @@ interface EntryRow {
   points: number | string;
   reachedAt: number | string;
 }
-
-const COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
-const ON_BOARD = 'space_id = ? AND sprint_id = ? AND points > 0';
-const FORWARD = 'points DESC, reached_at ASC, address_key ASC';
-const BACKWARD = 'points ASC, reached_at DESC, address_key DESC';
-/** The same orders over the union's output columns. */
-const FORWARD_OUT = 'points DESC, reachedAt ASC, addressKey ASC';
-const BACKWARD_OUT = 'points ASC, reachedAt DESC, addressKey DESC';
 
 /**
  * Keyset paging in SQL over the index (space_id, sprint_id, points DESC, reached_at, address_key).
@@ -31,8 +24,11 @@ const BACKWARD_OUT = 'points ASC, reachedAt DESC, addressKey DESC';
  */
 @Injectable()
 export class SqlBoardReader extends BoardReader {
+  private readonly sql: BoardSql;
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     super();
+    this.sql = boardSql(dialectOf(dataSource));
   }
 
   async readPage(board: BoardRef, request: PageRequest): Promise<BoardPage> {
@@ -42,16 +38,18 @@ export class SqlBoardReader extends BoardReader {
       case 'first':
       case 'offset': {
         const skip = request.kind === 'offset' ? request.skip : 0;
-        const rows = await this.rows(
-          `SELECT ${COLUMNS} FROM board_entries WHERE ${ON_BOARD} ORDER BY ${FORWARD} LIMIT ? OFFSET ?`,
-          [board.spaceId, board.sprintId, size + 1, skip],
-        );
+        const rows = await this.rows(this.sql.offsetPage, [
+          board.spaceId,
+          board.sprintId,
+          size + 1,
+          skip,
+        ]);
         return this.forwardPage(rows, size, skip + 1, totalCount, skip > 0 && totalCount > 0);
       }
       case 'after': {
         const rows = await this.rows(
-          this.keysetSql('after'),
-          this.keysetParams(board, request.key, size + 1),
+          this.sql.pageAfter,
+          keysetPageParams(board, request.key, size + 1),
         );
         const firstRank =
           rows.length > 0 ? (await this.countAhead(board, rows[0])) + 1 : totalCount + 1;
@@ -59,8 +57,8 @@ export class SqlBoardReader extends BoardReader {
       }
       case 'before': {
         const rows = await this.rows(
-          this.keysetSql('before'),
-          this.keysetParams(board, request.key, size + 1),
+          this.sql.pageBefore,
+          keysetPageParams(board, request.key, size + 1),
         );
         const hasPreviousPage = rows.length > size;
         const entries = rows.slice(0, size).reverse();
@@ -73,81 +71,26 @@ export class SqlBoardReader extends BoardReader {
   }
 
   async findEntry(board: BoardRef, addressKey: string): Promise<RankedEntry | null> {
-    const [row] = await this.rows(
-      `SELECT ${COLUMNS} FROM board_entries WHERE ${ON_BOARD} AND address_key = ?`,
-      [board.spaceId, board.sprintId, addressKey],
-    );
+    const [row] = await this.rows(this.sql.findEntry, [board.spaceId, board.sprintId, addressKey]);
     if (!row) return null;
     return { ...row, rank: (await this.countAhead(board, row)) + 1 };
   }
 
   async countEntries(board: BoardRef): Promise<number> {
     const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
-      'SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ?',
+      this.sql.countEntries,
       [board.spaceId, board.sprintId],
     );
     return row ? num(row.entryCount) : 0;
   }
 
-  /** Entries strictly ahead of `key` in rank order: three index range counts. */
+  /** Entries strictly ahead of `key` in rank order. */
   private async countAhead(board: BoardRef, key: RankKey): Promise<number> {
-    const b = [board.spaceId, board.sprintId];
     const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
-      `SELECT
-        (SELECT COUNT(*) FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > ?)
-      + (SELECT COUNT(*) FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points = ? AND reached_at < ?)
-      + (SELECT COUNT(*) FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points = ? AND reached_at = ?
-           AND address_key < ?) AS ahead`,
-      [
-        ...b,
-        key.points,
-        ...b,
-        key.points,
-        key.reachedAt,
-        ...b,
-        key.points,
-        key.reachedAt,
-        key.addressKey,
-      ],
+      this.sql.countAhead,
+      countAheadParams(board, key),
     );
     return num(row.ahead);
-  }
-
-  private keysetSql(direction: 'after' | 'before'): string {
-    const forward = direction === 'after';
-    const [lt, gt] = forward ? ['<', '>'] : ['>', '<'];
-    const order = forward ? FORWARD : BACKWARD;
-    const reachedOrder = forward
-      ? 'reached_at ASC, address_key ASC'
-      : 'reached_at DESC, address_key DESC';
-    const addressOrder = forward ? 'address_key ASC' : 'address_key DESC';
-    const branch = (predicate: string, branchOrder: string, alias: string) =>
-      `SELECT * FROM (SELECT ${COLUMNS} FROM board_entries WHERE ${ON_BOARD} AND ${predicate}
-         ORDER BY ${branchOrder} LIMIT ?) AS ${alias}`;
-    return `SELECT * FROM (
-        ${branch(`points ${lt} ?`, order, 'lower_points')}
-        UNION ALL ${branch(`points = ? AND reached_at ${gt} ?`, reachedOrder, 'later_reached')}
-        UNION ALL ${branch(`points = ? AND reached_at = ? AND address_key ${gt} ?`, addressOrder, 'next_address')}
-      ) AS page ORDER BY ${forward ? FORWARD_OUT : BACKWARD_OUT} LIMIT ?`;
-  }
-
-  private keysetParams(board: BoardRef, key: RankKey, limit: number): unknown[] {
-    const b = [board.spaceId, board.sprintId];
-    return [
-      ...b,
-      key.points,
-      limit,
-      ...b,
-      key.points,
-      key.reachedAt,
-      limit,
-      ...b,
-      key.points,
-      key.reachedAt,
-      key.addressKey,
-      limit,
-      limit,
-    ];
   }
 
   private forwardPage(
