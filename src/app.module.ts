@@ -44,6 +44,8 @@ export class AppModule {
           playground: false,
           csrfPrevention: true,
           includeStacktraceInErrorResponses: false,
+          // Nest resets the status of any response with `data` to 200; the envelope plugin sets it.
+          preserveHttpStatusForExecutionErrors: false,
           formatError: formatLoyaltyError,
           plugins: [new ErrorEnvelopePlugin(), ApolloServerPluginLandingPageDisabled()],
           transformSchema: config.strictMode ? stripProductExtensions : undefined,

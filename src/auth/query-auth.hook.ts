@@ -15,10 +15,8 @@ export function installQueryAuthHook(
   path: string,
 ): void {
   fastify.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS') return;
-    const url = request.url;
-    const pathOnly = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
-    if (pathOnly !== path) return;
+    // The matched route, not the raw URL: "/%71uery" is routed to /query too.
+    if (request.method === 'OPTIONS' || request.routeOptions.url !== path) return;
     try {
       await tokens.authenticateRequest(request);
     } catch (error) {

@@ -27,6 +27,28 @@ describe('loadConfig', () => {
         cursorSecret: undefined,
         migrateOnStart: true,
         nodeEnv: 'development',
+        redisUrl: undefined,
+        rateLimits: {
+          token: [
+            { name: '20/1s', limit: 20, ttlMs: 1000 },
+            { name: '300/30s', limit: 300, ttlMs: 30_000 },
+          ],
+          address: [
+            { name: '20/1s', limit: 20, ttlMs: 1000 },
+            { name: '300/60s', limit: 300, ttlMs: 60_000 },
+          ],
+        },
+        trustProxy: false,
+        limits: {
+          maxBodyBytes: 102_400,
+          maxDepth: 10,
+          maxAliases: 30,
+          maxCost: 20_000,
+          maxTokens: 5_000,
+        },
+        requestTimeoutMs: 10_000,
+        graphqlIde: true,
+        corsOrigins: [],
       });
     });
 
@@ -75,6 +97,18 @@ describe('loadConfig', () => {
         MIGRATE_ON_START: 'no',
         CURSOR_SECRET: SECRET_32,
         NODE_ENV: 'production',
+        REDIS_URL: 'redis://cache:6379/2',
+        RATE_LIMIT_TOKEN: '5/1s',
+        RATE_LIMIT_ADDRESS: 'off',
+        TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+        MAX_BODY_BYTES: '2048',
+        MAX_QUERY_DEPTH: '7',
+        MAX_QUERY_ALIASES: '0',
+        MAX_QUERY_COST: '500',
+        MAX_QUERY_TOKENS: '900',
+        REQUEST_TIMEOUT_MS: '2500',
+        GRAPHQL_IDE: 'true',
+        CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       });
       expect(config).toEqual({
         port: 8080,
@@ -93,7 +127,33 @@ describe('loadConfig', () => {
         cursorSecret: SECRET_32,
         migrateOnStart: false,
         nodeEnv: 'production',
+        redisUrl: 'redis://cache:6379/2',
+        rateLimits: { token: [{ name: '5/1s', limit: 5, ttlMs: 1000 }], address: [] },
+        trustProxy: ['10.0.0.0/8', '127.0.0.1'],
+        limits: { maxBodyBytes: 2048, maxDepth: 7, maxAliases: 0, maxCost: 500, maxTokens: 900 },
+        requestTimeoutMs: 2500,
+        graphqlIde: true,
+        corsOrigins: ['https://a.example', 'http://localhost:8080'],
       });
+    });
+
+    it('turns the in-browser IDE off in production unless asked for', () => {
+      expect(loadConfig({ NODE_ENV: 'production' }).graphqlIde).toBe(false);
+      expect(loadConfig({}).graphqlIde).toBe(true);
+    });
+
+    it.each([
+      ['RATE_LIMIT_TOKEN', '10 per second'],
+      ['RATE_LIMIT_ADDRESS', '0/1s'],
+      ['RATE_LIMIT_TOKEN', '5/2d'],
+      ['REDIS_URL', 'localhost:6379'],
+      ['TRUST_PROXY', 'everyone'],
+      ['MAX_QUERY_DEPTH', '1'],
+      ['MAX_BODY_BYTES', '10mb'],
+      ['REQUEST_TIMEOUT_MS', '50'],
+      ['CORS_ORIGINS', '*'],
+    ])('refuses %s=%s with a message naming it', (name, value) => {
+      expect(() => loadConfig({ [name]: value })).toThrow(name);
     });
 
     it('keeps the password out of the reported databaseUrl', () => {

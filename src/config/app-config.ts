@@ -1,3 +1,4 @@
+import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limit-rules';
 import {
   DEFAULT_DATABASE_URL,
   DatabaseConfig,
@@ -18,6 +19,25 @@ export interface AppConfig {
   cursorSecret?: string;
   migrateOnStart: boolean;
   nodeEnv: string;
+  /** Shared state for several instances (rate limits); absent = this process alone. */
+  redisUrl?: string;
+  rateLimits: { token: RateLimitRule[]; address: RateLimitRule[] };
+  /** Fastify's trustProxy: false, true, a hop count, or addresses/CIDRs of trusted proxies. */
+  trustProxy: boolean | number | string[];
+  limits: QueryLimits;
+  requestTimeoutMs: number;
+  /** Apollo's in-browser IDE on GET /query; off in production unless asked for. */
+  graphqlIde: boolean;
+  /** Origins allowed to call /query from a browser; none by default (tokens are for servers). */
+  corsOrigins: string[];
+}
+
+export interface QueryLimits {
+  maxBodyBytes: number;
+  maxDepth: number;
+  maxAliases: number;
+  maxCost: number;
+  maxTokens: number;
 }
 
 export class ConfigError extends Error {
@@ -42,6 +62,53 @@ function readBoolean(
   return fallback;
 }
 
+function readInt(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+    return fallback;
+  }
+  return value;
+}
+
+function readRules(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: string,
+  problems: string[],
+): RateLimitRule[] {
+  try {
+    return parseRateLimitRules(name, env[name] || fallback);
+  } catch (error) {
+    problems.push((error as Error).message);
+    return [];
+  }
+}
+
+function readTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (entries.some((e) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) {
+    problems.push(`TRUST_PROXY must be true, false, a hop count or addresses/CIDRs (got "${raw}")`);
+    return false;
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const problems: string[] = [];
   const rawPort = env.PORT || '3000';
@@ -60,6 +127,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (cursorSecret !== undefined && cursorSecret.length < 32) {
     problems.push('CURSOR_SECRET must be at least 32 characters when set');
   }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+    problems.push(`REDIS_URL must look like redis://host:6379 (got "${redact(redisUrl)}")`);
+  }
+  const nodeEnv = env.NODE_ENV || 'development';
+  const corsOrigins = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      problems.push(
+        `CORS_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`,
+      );
+    }
+  }
   const config: AppConfig = {
     port,
     host: env.HOST || '0.0.0.0',
@@ -69,7 +152,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     introspection: readBoolean(env, 'INTROSPECTION', true, problems),
     cursorSecret,
     migrateOnStart: readBoolean(env, 'MIGRATE_ON_START', true, problems),
-    nodeEnv: env.NODE_ENV || 'development',
+    nodeEnv,
+    redisUrl,
+    rateLimits: {
+      token: readRules(env, 'RATE_LIMIT_TOKEN', '20/1s,300/30s', problems),
+      address: readRules(env, 'RATE_LIMIT_ADDRESS', '20/1s,300/60s', problems),
+    },
+    trustProxy: readTrustProxy(env.TRUST_PROXY, problems),
+    limits: {
+      maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 102_400, 1024, 10_485_760, problems),
+      maxDepth: readInt(env, 'MAX_QUERY_DEPTH', 10, 2, 100, problems),
+      maxAliases: readInt(env, 'MAX_QUERY_ALIASES', 30, 0, 1000, problems),
+      maxCost: readInt(env, 'MAX_QUERY_COST', 20_000, 100, 10_000_000, problems),
+      maxTokens: readInt(env, 'MAX_QUERY_TOKENS', 5_000, 100, 1_000_000, problems),
+    },
+    requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 300_000, problems),
+    graphqlIde: readBoolean(env, 'GRAPHQL_IDE', nodeEnv !== 'production', problems),
+    corsOrigins,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

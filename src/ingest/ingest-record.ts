@@ -132,6 +132,14 @@ function text(source: Source, field: string, maxLength: number): string {
   return value;
 }
 
+/** Keys and ids: also no surrounding white space, which databases may or may not ignore. */
+function identifier(source: Source, field: string, maxLength: number): string {
+  const value = text(source, field, maxLength);
+  if (value.trim() !== value)
+    throw new RecordError(`${field} must not start or end with white space`);
+  return value;
+}
+
 function address(source: Source, field: string): string {
   const value = text(source, field, 128);
   if (!/^[\x21-\x7e]+$/.test(value)) {
@@ -221,7 +229,7 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
       );
       return {
         type: 'quest',
-        id: required(s, 'id', () => text(s, 'id', 128)),
+        id: required(s, 'id', () => identifier(s, 'id', 128)),
         spaceId: optional(s, 'spaceId', spaceId, false) ?? undefined,
         name: optional(s, 'name', () => text(s, 'name', 255), false) ?? undefined,
         status: status ?? undefined,
@@ -234,13 +242,13 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
     case 'participation':
       return {
         type: 'participation',
-        questId: required(s, 'questId', () => text(s, 'questId', 128)),
+        questId: required(s, 'questId', () => identifier(s, 'questId', 128)),
         address: required(s, 'address', () => address(s, 'address')),
       };
     case 'points':
       return {
         type: 'points',
-        key: required(s, 'key', () => text(s, 'key', 191)),
+        key: required(s, 'key', () => identifier(s, 'key', 191)),
         spaceId: required(s, 'spaceId', spaceId),
         address: required(s, 'address', () => address(s, 'address')),
         points: required(s, 'points', () =>

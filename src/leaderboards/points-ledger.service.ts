@@ -6,7 +6,7 @@ import { RecordOutcome, accepted, duplicate, refused } from '../ingest/record-ou
 import { ProfilesService } from '../profiles/profiles.service';
 import type { SprintEntity } from '../spaces/sprint.entity';
 import { SpacesService } from '../spaces/spaces.service';
-import { chunk, dialectOf, num, upsertSql } from '../storage/sql-dialect';
+import { chunk, Dialect, dialectOf, num, upsertSql } from '../storage/sql-dialect';
 import { ALL_TIME_SPRINT_ID } from './ranking';
 
 interface LedgerEvent {
@@ -18,15 +18,22 @@ interface LedgerEvent {
   occurredAt: number;
 }
 
-interface BoardDelta {
+interface EntryTotal {
   spaceId: number;
   sprintId: number;
   addressKey: string;
   points: number;
-  latest: number;
+  reachedAt: number;
 }
 
 const IN_CHUNK = 500;
+/** Board totals are served as GraphQL Int (32-bit signed). */
+const MAX_TOTAL = 2_147_483_647;
+const OVERFLOW_REASON =
+  'would take the total of this address beyond 2147483647 (or below -2147483647)';
+
+const pairId = (spaceId: number, sprintId: number, addressKey: string) =>
+  `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
 
 /**
  * Applies points to the ledger and to every board they count on (all-time, and each sprint whose
@@ -44,9 +51,13 @@ export class PointsLedgerService {
     manager: EntityManager,
     records: readonly PointsRecord[],
   ): Promise<RecordOutcome[]> {
-    const known = await this.spaces.existingSpaceIds(manager, [
-      ...new Set(records.map((r) => r.spaceId)),
-    ]);
+    // Shared locks on the spaces first: a sprint upsert takes its space exclusively, so on MySQL a
+    // sprint's rebuild and points for its space never interleave (neither would see the other).
+    const known = await this.spaces.lockSpaces(
+      manager,
+      [...new Set(records.map((r) => r.spaceId))],
+      'shared',
+    );
     const seen = await this.storedEvents(manager, [...new Set(records.map((r) => r.key))]);
     const fresh: LedgerEvent[] = [];
     const outcomes = records.map((record): RecordOutcome => {
@@ -62,8 +73,14 @@ export class PointsLedgerService {
       fresh.push(event);
       return accepted();
     });
-    if (fresh.length > 0) await this.applyEvents(manager, fresh);
-    return outcomes;
+    if (fresh.length === 0) return outcomes;
+    const overflowing = await this.applyEvents(manager, fresh);
+    // A refused record refuses the later copies of its key in the same batch too.
+    return records.map((record, i) =>
+      overflowing.has(record.key) && outcomes[i].status !== 'refused'
+        ? refused('points', OVERFLOW_REASON)
+        : outcomes[i],
+    );
   }
 
   /** Recomputes a sprint's board from the ledger: for a new sprint or one whose window moved. */
@@ -119,10 +136,55 @@ export class PointsLedgerService {
     return stored;
   }
 
-  private async applyEvents(manager: EntityManager, events: LedgerEvent[]): Promise<void> {
+  /**
+   * Applies new events in order and answers the keys it refused: an event that would take a total
+   * out of GraphQL's Int range, which would make the whole board unreadable.
+   */
+  private async applyEvents(manager: EntityManager, events: LedgerEvent[]): Promise<Set<string>> {
     const dialect = dialectOf(manager);
+    const sprints = await this.spaces.sprintsOfSpaces(manager, [
+      ...new Set(events.map((e) => e.spaceId)),
+    ]);
+    const boardsOf = (event: LedgerEvent): number[] => [
+      ALL_TIME_SPRINT_ID,
+      ...sprints
+        .filter(
+          (s) =>
+            s.spaceId === event.spaceId &&
+            s.startTime <= event.occurredAt &&
+            event.occurredAt < s.endTime,
+        )
+        .map((s) => s.id),
+    ];
+    const before = await this.readTotals(manager, dialect, events, boardsOf);
+    const after = new Map<string, EntryTotal>();
+    const refusedKeys = new Set<string>();
+    const acceptedEvents: LedgerEvent[] = [];
+    for (const event of events) {
+      const next = boardsOf(event).map((sprintId) => {
+        const id = pairId(event.spaceId, sprintId, event.addressKey);
+        const current = after.get(id) ?? before.get(id);
+        return {
+          id,
+          total: {
+            spaceId: event.spaceId,
+            sprintId,
+            addressKey: event.addressKey,
+            points: (current?.points ?? 0) + event.points,
+            reachedAt: Math.max(current?.reachedAt ?? event.occurredAt, event.occurredAt),
+          },
+        };
+      });
+      if (next.some(({ total }) => total.points > MAX_TOTAL || total.points < -MAX_TOTAL)) {
+        refusedKeys.add(event.key);
+        continue;
+      }
+      for (const { id, total } of next) after.set(id, total);
+      acceptedEvents.push(event);
+    }
+
     const columns = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
-    for (const part of chunk(events, IN_CHUNK)) {
+    for (const part of chunk(acceptedEvents, IN_CHUNK)) {
       await manager.query(
         `INSERT INTO points_events (${columns.join(', ')}) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
         part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
@@ -130,102 +192,93 @@ export class PointsLedgerService {
     }
     await this.profiles.rememberAddresses(
       manager,
-      events.map((e) => e.address),
+      acceptedEvents.map((e) => e.address),
     );
 
-    const sprints = await this.spaces.sprintsOfSpaces(manager, [
-      ...new Set(events.map((e) => e.spaceId)),
-    ]);
-    const deltas = new Map<string, BoardDelta>();
-    const add = (event: LedgerEvent, sprintId: number) => {
-      const id = `${event.spaceId}\u0000${sprintId}\u0000${event.addressKey}`;
-      const delta = deltas.get(id);
-      if (delta) {
-        delta.points += event.points;
-        delta.latest = Math.max(delta.latest, event.occurredAt);
-      } else {
-        deltas.set(id, {
+    const byBoard = new Map<string, EntryTotal[]>();
+    for (const total of after.values()) {
+      const board = `${total.spaceId}:${total.sprintId}`;
+      byBoard.set(board, [...(byBoard.get(board) ?? []), total]);
+    }
+    for (const totals of byBoard.values()) {
+      let countChange = 0;
+      for (const total of totals) {
+        const previous =
+          before.get(pairId(total.spaceId, total.sprintId, total.addressKey))?.points ?? 0;
+        countChange += (total.points > 0 ? 1 : 0) - (previous > 0 ? 1 : 0);
+      }
+      for (const part of chunk(totals, IN_CHUNK)) {
+        await manager.query(
+          upsertSql(
+            dialect,
+            'board_entries',
+            ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
+            ['space_id', 'sprint_id', 'address_key'],
+            { points: 'set', reached_at: 'set' },
+            part.length,
+          ),
+          part.flatMap((t) => [t.spaceId, t.sprintId, t.addressKey, t.points, t.reachedAt]),
+        );
+      }
+      if (countChange !== 0) {
+        await manager.query(
+          upsertSql(
+            dialect,
+            'boards',
+            ['space_id', 'sprint_id', 'entry_count'],
+            ['space_id', 'sprint_id'],
+            { entry_count: 'add' },
+            1,
+          ),
+          [totals[0].spaceId, totals[0].sprintId, countChange],
+        );
+      }
+    }
+    return refusedKeys;
+  }
+
+  /** The running totals the events touch, locked on MySQL until the transaction ends. */
+  private async readTotals(
+    manager: EntityManager,
+    dialect: Dialect,
+    events: readonly LedgerEvent[],
+    boardsOf: (event: LedgerEvent) => number[],
+  ): Promise<Map<string, EntryTotal>> {
+    const wanted = new Map<string, { spaceId: number; sprintId: number; keys: Set<string> }>();
+    for (const event of events) {
+      for (const sprintId of boardsOf(event)) {
+        const board = `${event.spaceId}:${sprintId}`;
+        const entry = wanted.get(board) ?? {
           spaceId: event.spaceId,
           sprintId,
-          addressKey: event.addressKey,
-          points: event.points,
-          latest: event.occurredAt,
-        });
+          keys: new Set<string>(),
+        };
+        entry.keys.add(event.addressKey);
+        wanted.set(board, entry);
       }
-    };
-    for (const event of events) {
-      add(event, ALL_TIME_SPRINT_ID);
-      for (const sprint of sprints) {
-        if (
-          sprint.spaceId === event.spaceId &&
-          sprint.startTime <= event.occurredAt &&
-          event.occurredAt < sprint.endTime
-        ) {
-          add(event, sprint.id);
+    }
+    const totals = new Map<string, EntryTotal>();
+    for (const { spaceId, sprintId, keys } of wanted.values()) {
+      for (const part of chunk([...keys], IN_CHUNK)) {
+        const rows: Array<Record<string, unknown>> = await manager.query(
+          `SELECT address_key AS addressKey, points, reached_at AS reachedAt FROM board_entries
+           WHERE space_id = ? AND sprint_id = ? AND address_key IN (${part.map(() => '?').join(', ')})
+           ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
+          [spaceId, sprintId, ...part],
+        );
+        for (const row of rows) {
+          const addressKey = String(row.addressKey);
+          totals.set(pairId(spaceId, sprintId, addressKey), {
+            spaceId,
+            sprintId,
+            addressKey,
+            points: num(row.points),
+            reachedAt: num(row.reachedAt),
+          });
         }
       }
     }
-    const byBoard = new Map<string, BoardDelta[]>();
-    for (const delta of deltas.values()) {
-      const board = `${delta.spaceId}:${delta.sprintId}`;
-      byBoard.set(board, [...(byBoard.get(board) ?? []), delta]);
-    }
-    for (const boardDeltas of byBoard.values()) {
-      for (const part of chunk(boardDeltas, IN_CHUNK))
-        await this.applyBoardDeltas(manager, dialect, part);
-    }
-  }
-
-  /** Deltas of one board: read the running totals (locked on MySQL), write the new ones. */
-  private async applyBoardDeltas(
-    manager: EntityManager,
-    dialect: ReturnType<typeof dialectOf>,
-    deltas: BoardDelta[],
-  ): Promise<void> {
-    const { spaceId, sprintId } = deltas[0];
-    const rows: Array<Record<string, unknown>> = await manager.query(
-      `SELECT address_key AS addressKey, points, reached_at AS reachedAt FROM board_entries
-       WHERE space_id = ? AND sprint_id = ? AND address_key IN (${deltas.map(() => '?').join(', ')})
-       ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
-      [spaceId, sprintId, ...deltas.map((d) => d.addressKey)],
-    );
-    const current = new Map(
-      rows.map((row) => [
-        String(row.addressKey),
-        { points: num(row.points), reachedAt: num(row.reachedAt) },
-      ]),
-    );
-    let countChange = 0;
-    const values: unknown[] = [];
-    for (const delta of deltas) {
-      const before = current.get(delta.addressKey);
-      const points = (before?.points ?? 0) + delta.points;
-      const reachedAt = Math.max(before?.reachedAt ?? delta.latest, delta.latest);
-      countChange += (points > 0 ? 1 : 0) - ((before?.points ?? 0) > 0 ? 1 : 0);
-      values.push(spaceId, sprintId, delta.addressKey, points, reachedAt);
-    }
-    await manager.query(
-      upsertSql(
-        dialect,
-        'board_entries',
-        ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
-        ['space_id', 'sprint_id', 'address_key'],
-        { points: 'set', reached_at: 'set' },
-        deltas.length,
-      ),
-      values,
-    );
-    await manager.query(
-      upsertSql(
-        dialect,
-        'boards',
-        ['space_id', 'sprint_id', 'entry_count'],
-        ['space_id', 'sprint_id'],
-        { entry_count: 'add' },
-        1,
-      ),
-      [spaceId, sprintId, countChange],
-    );
+    return totals;
   }
 }
 

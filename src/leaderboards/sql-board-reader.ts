@@ -65,7 +65,12 @@ export class SqlBoardReader extends BoardReader {
         const firstRank = entries.length > 0 ? (await this.countAhead(board, entries[0])) + 1 : 1;
         const ranked = entries.map((entry, i) => ({ ...entry, rank: firstRank + i }));
         const lastRank = ranked.length > 0 ? ranked[ranked.length - 1].rank : 0;
-        return { entries: ranked, totalCount, hasPreviousPage, hasNextPage: lastRank < totalCount };
+        return {
+          entries: ranked,
+          totalCount,
+          hasPreviousPage,
+          hasNextPage: ranked.length > 0 && lastRank < totalCount,
+        };
       }
     }
   }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type { SpaceRecord, SprintRecord } from '../ingest/ingest-record';
 import { RecordOutcome, accepted, refused } from '../ingest/record-outcome';
+import { dialectOf, num } from '../storage/sql-dialect';
 import { SpaceEntity } from './space.entity';
 import { SprintEntity } from './sprint.entity';
 
@@ -45,16 +46,53 @@ export class SpacesService {
   }
 
   async existingSpaceIds(manager: EntityManager, ids: readonly number[]): Promise<Set<number>> {
-    if (ids.length === 0) return new Set();
-    const rows = await manager
-      .getRepository(SpaceEntity)
-      .find({ select: { id: true }, where: { id: In([...ids]) } });
-    return new Set(rows.map((row) => row.id));
+    return this.lockSpaces(manager, ids, 'none');
   }
 
-  sprintsOfSpaces(manager: EntityManager, spaceIds: readonly number[]): Promise<SprintEntity[]> {
-    if (spaceIds.length === 0) return Promise.resolve([]);
-    return manager.getRepository(SprintEntity).findBy({ spaceId: In([...spaceIds]) });
+  /**
+   * The ids that exist among `ids`, read with a lock on MySQL: 'shared' for writers of points
+   * (many at once), 'exclusive' for a sprint change, which must see and be seen by all of them.
+   * SQLite needs none: its writers are serialized.
+   */
+  async lockSpaces(
+    manager: EntityManager,
+    ids: readonly number[],
+    lock: 'none' | 'shared' | 'exclusive',
+  ): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const suffix =
+      dialectOf(manager) === 'sqlite' || lock === 'none'
+        ? ''
+        : lock === 'shared'
+          ? ' LOCK IN SHARE MODE'
+          : ' FOR UPDATE';
+    const rows: Array<{ id: unknown }> = await manager.query(
+      `SELECT id FROM spaces WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id${suffix}`,
+      [...ids],
+    );
+    return new Set(rows.map((row) => num(row.id)));
+  }
+
+  /** The sprints of these spaces, as last committed (a locking read on MySQL). */
+  async sprintsOfSpaces(
+    manager: EntityManager,
+    spaceIds: readonly number[],
+  ): Promise<SprintEntity[]> {
+    if (spaceIds.length === 0) return [];
+    const rows: Array<Record<string, unknown>> = await manager.query(
+      `SELECT id, space_id AS spaceId, name, start_time AS startTime, end_time AS endTime FROM sprints
+       WHERE space_id IN (${spaceIds.map(() => '?').join(', ')})${dialectOf(manager) === 'mysql' ? ' LOCK IN SHARE MODE' : ''}`,
+      [...spaceIds],
+    );
+    return rows.map((row) =>
+      Object.assign(new SprintEntity(), {
+        id: num(row.id),
+        spaceId: num(row.spaceId),
+        name: String(row.name),
+        startTime: num(row.startTime),
+        endTime: num(row.endTime),
+      }),
+    );
   }
 
   async upsertSpace(manager: EntityManager, record: SpaceRecord): Promise<RecordOutcome> {
@@ -72,36 +110,41 @@ export class SpacesService {
 
   async upsertSprint(manager: EntityManager, record: SprintRecord): Promise<SprintChange> {
     const repository = manager.getRepository(SprintEntity);
-    const existing = await repository.findOneBy({ id: record.id });
-    if (existing && record.spaceId !== undefined && record.spaceId !== existing.spaceId) {
+    // A sprint never changes space, so an unlocked look tells which space to lock first.
+    const known = await repository.findOneBy({ id: record.id });
+    if (known && record.spaceId !== undefined && record.spaceId !== known.spaceId) {
       return {
-        outcome: refused('spaceId', `sprint ${record.id} belongs to space ${existing.spaceId}`),
+        outcome: refused('spaceId', `sprint ${record.id} belongs to space ${known.spaceId}`),
       };
     }
+    const spaceId = known?.spaceId ?? record.spaceId;
+    if (spaceId === undefined)
+      return { outcome: refused('spaceId', 'is required for a new sprint') };
+    if ((await this.lockSpaces(manager, [spaceId], 'exclusive')).size === 0) {
+      return { outcome: refused('spaceId', `unknown space ${spaceId}`) };
+    }
+    const existing =
+      dialectOf(manager) === 'mysql'
+        ? await repository.findOne({
+            where: { id: record.id },
+            lock: { mode: 'pessimistic_write' },
+          })
+        : known;
     if (!existing) {
-      for (const field of ['spaceId', 'name', 'startTime', 'endTime'] as const) {
+      for (const field of ['name', 'startTime', 'endTime'] as const) {
         if (record[field] === undefined)
           return { outcome: refused(field, 'is required for a new sprint') };
       }
     }
-    const spaceId = existing?.spaceId ?? record.spaceId!;
-    if (!existing && (await this.existingSpaceIds(manager, [spaceId])).size === 0) {
-      return { outcome: refused('spaceId', `unknown space ${spaceId}`) };
-    }
-    const sprint = existing
-      ? { ...existing }
-      : Object.assign(new SprintEntity(), { id: record.id, spaceId });
+    const sprint = Object.assign(new SprintEntity(), existing ?? { id: record.id, spaceId });
     if (record.name !== undefined) sprint.name = record.name;
     if (record.startTime !== undefined) sprint.startTime = record.startTime;
     if (record.endTime !== undefined) sprint.endTime = record.endTime;
     if (sprint.endTime <= sprint.startTime)
       return { outcome: refused('endTime', 'must be after startTime') };
-    await repository.save(Object.assign(new SprintEntity(), sprint));
+    await repository.save(sprint);
     const moved =
       !existing || existing.startTime !== sprint.startTime || existing.endTime !== sprint.endTime;
-    return {
-      outcome: accepted(),
-      rebuild: moved ? Object.assign(new SprintEntity(), sprint) : undefined,
-    };
+    return { outcome: accepted(), rebuild: moved ? sprint : undefined };
   }
 }

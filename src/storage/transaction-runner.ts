@@ -1,47 +1,84 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { dialectOf } from './sql-dialect';
 
-const RETRYABLE_MYSQL_ERRORS = new Set([
-  'ER_LOCK_DEADLOCK',
-  'ER_LOCK_WAIT_TIMEOUT',
-  'ER_DUP_ENTRY',
-]);
-const MAX_ATTEMPTS = 5;
+/** Errors after which the whole unit of work runs again. */
+const RETRYABLE: Record<string, number> = {
+  ER_LOCK_DEADLOCK: 5,
+  ER_LOCK_WAIT_TIMEOUT: 5,
+  // A duplicate key raced in by another writer resolves on the first re-run (the unit then sees
+  // the committed row); one that persists is a real conflict, not a race.
+  ER_DUP_ENTRY: 2,
+  // Another process holds SQLite's write lock past busy_timeout, or a deferred transaction could
+  // not upgrade its lock: wait and run again.
+  SQLITE_BUSY: 20,
+  SQLITE_BUSY_SNAPSHOT: 20,
+};
 
 /**
- * Runs write transactions. On SQLite the one connection can hold one transaction at a time, so
- * writers queue here instead of interleaving. On MySQL a deadlock, or a duplicate key raced in by a
- * concurrent writer, rolls the whole unit back and runs it again: the unit re-reads what it needs,
- * so the retry sees the other writer's committed rows.
+ * Runs write transactions: each unit either commits whole or leaves nothing behind, and a retry
+ * re-runs the whole unit, which re-reads what it needs.
+ *
+ * SQLite: TypeORM's better-sqlite3 driver has one connection, and a transaction on it would
+ * swallow every other statement of the process (readers would see uncommitted rows, and a token
+ * created meanwhile would roll back with it). So writes get a connection of their own, queued here
+ * one at a time; readers on the main connection keep seeing the last commit (WAL).
  */
 @Injectable()
-export class TransactionRunner {
+export class TransactionRunner implements OnApplicationShutdown {
   private queue: Promise<unknown> = Promise.resolve();
+  private writer?: Promise<DataSource>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (dialectOf(this.dataSource) === 'sqlite') {
-      const next = this.queue.then(() => this.dataSource.transaction(work));
-      this.queue = next.catch(() => undefined);
-      return next;
-    }
-    return this.runWithRetry(work);
+    if (dialectOf(this.dataSource) !== 'sqlite') return this.withRetry(this.dataSource, work);
+    const next = this.queue.then(async () => this.withRetry(await this.writerSource(), work));
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
-  private async runWithRetry<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async onApplicationShutdown(): Promise<void> {
+    const writer = await this.writer?.catch(() => undefined);
+    if (writer?.isInitialized && writer !== this.dataSource) await writer.destroy();
+  }
+
+  private writerSource(): Promise<DataSource> {
+    const file = (this.dataSource.options as { database?: unknown }).database;
+    // An in-memory database exists once per connection: there is no second one to open.
+    if (file === ':memory:') return Promise.resolve(this.dataSource);
+    if (!this.writer) {
+      this.writer = new DataSource({
+        ...this.dataSource.options,
+        migrationsRun: false,
+      }).initialize();
+      this.writer.catch(() => (this.writer = undefined));
+    }
+    return this.writer;
+  }
+
+  private async withRetry<T>(
+    source: DataSource,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction(work);
+        return await source.transaction(work);
       } catch (error) {
-        const code =
-          (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
-          (error as { code?: string }).code;
-        if (attempt >= MAX_ATTEMPTS || !code || !RETRYABLE_MYSQL_ERRORS.has(code)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
+        const code = codeOf(error);
+        const limit = code ? (RETRYABLE[code] ?? 1) : 1;
+        if (attempt >= limit) throw error;
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),
+        );
       }
     }
   }
+}
+
+function codeOf(error: unknown): string | undefined {
+  const e = error as { code?: unknown; driverError?: { code?: unknown } };
+  const code = e.driverError?.code ?? e.code;
+  return typeof code === 'string' ? code : undefined;
 }

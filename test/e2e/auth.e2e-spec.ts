@@ -50,6 +50,19 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
     },
   );
 
+  it('checks the token whatever spelling of the path reaches /query', async () => {
+    for (const path of ['/%71uery', '/query?x=1', '/query/']) {
+      const response = await fetch(t.url.replace('/query', path), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+      const body = await response.text();
+      expect(body).not.toContain('"__typename":"Query"');
+      expect([401, 404]).toContain(response.status);
+    }
+  });
+
   it('refuses a token with one character changed without reading the database', async () => {
     const tampered = t.token.slice(0, 10) + (t.token[10] === 'a' ? 'b' : 'a') + t.token.slice(11);
     t.recorder.queries.length = 0;

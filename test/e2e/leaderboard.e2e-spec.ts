@@ -204,6 +204,15 @@ describe.each(DB_KINDS)('leaderboards on %s', (kind) => {
       before = p.pageInfo.hasPreviousPage ? p.pageInfo.startCursor : null;
     }
     expect(seen).toEqual(expected.map((e) => [e.rank, e.addressKey, e.points]));
+    // Nothing comes before rank 1: an empty page, with nothing after it either.
+    const nothingBefore = await page({ before: forward[0].cursor });
+    expect(nothingBefore.list).toEqual([]);
+    expect(nothingBefore.pageInfo).toEqual({
+      hasNextPage: false,
+      endCursor: null,
+      hasPreviousPage: false,
+      startCursor: null,
+    });
   });
 
   it.each([
@@ -376,15 +385,25 @@ describe.each(DB_KINDS)('leaderboards on %s', (kind) => {
     expect(t.recorder.queries.filter((q) => /COUNT\(/i.test(q))).toEqual([]);
   });
 
-  it('keeps cursors valid across a restart and on a second instance', async () => {
+  it('keeps cursors valid on a second instance and across a restart', async () => {
+    const cursor = forward[199].cursor;
+    const ranksAfter = async (app: TestApp) =>
+      (
+        await app.gql(PAGE, { id: 1, after: cursor, first: 2 })
+      ).body.data.space.loyaltyPointsRanks.list.map((e: { rank: number }) => e.rank);
     const second = await startTestApp(kind, {}, t.db);
-    try {
-      const response = await second.gql(PAGE, { id: 1, after: forward[199].cursor, first: 2 });
-      expect(
-        response.body.data.space.loyaltyPointsRanks.list.map((e: { rank: number }) => e.rank),
-      ).toEqual([201, 202]);
-    } finally {
-      await second.app.close();
-    }
+    expect(await ranksAfter(second)).toEqual([201, 202]);
+    await second.app.close();
+    await t.app.close();
+    // A fresh process on the same database: the secret comes back from the database.
+    const restarted = await startTestApp(kind, {}, t.db);
+    t = {
+      ...restarted,
+      close: async () => {
+        await restarted.app.close();
+        await t.db.drop();
+      },
+    };
+    expect(await ranksAfter(restarted)).toEqual([201, 202]);
   });
 });

@@ -8,7 +8,13 @@ export enum ErrorCode {
   INVALID_CURSOR = 'INVALID_CURSOR',
   QUEST_NOT_FOUND = 'QUEST_NOT_FOUND',
   INVALID_ARGUMENT = 'INVALID_ARGUMENT',
+  QUERY_TOO_DEEP = 'QUERY_TOO_DEEP',
+  TOO_MANY_ALIASES = 'TOO_MANY_ALIASES',
+  QUERY_TOO_COSTLY = 'QUERY_TOO_COSTLY',
+  REQUEST_TOO_LARGE = 'REQUEST_TOO_LARGE',
+  MALFORMED_REQUEST = 'MALFORMED_REQUEST',
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
 }
 
@@ -62,8 +68,38 @@ export const ERROR_DEFINITIONS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
     category: 'VALIDATION',
     httpStatus: 200,
   },
+  [ErrorCode.QUERY_TOO_DEEP]: {
+    message: 'Query is too deep',
+    category: 'VALIDATION',
+    httpStatus: 400,
+  },
+  [ErrorCode.TOO_MANY_ALIASES]: {
+    message: 'Query has too many aliases',
+    category: 'VALIDATION',
+    httpStatus: 400,
+  },
+  [ErrorCode.QUERY_TOO_COSTLY]: {
+    message: 'Query is too costly',
+    category: 'VALIDATION',
+    httpStatus: 400,
+  },
+  [ErrorCode.REQUEST_TOO_LARGE]: {
+    message: 'Request body is too large',
+    category: 'VALIDATION',
+    httpStatus: 400,
+  },
+  [ErrorCode.MALFORMED_REQUEST]: {
+    message: 'Request must be a JSON object with a query',
+    category: 'VALIDATION',
+    httpStatus: 400,
+  },
   [ErrorCode.SERVICE_UNAVAILABLE]: {
     message: 'Service temporarily unavailable',
+    category: 'UNAVAILABLE',
+    httpStatus: 503,
+  },
+  [ErrorCode.REQUEST_TIMEOUT]: {
+    message: 'Request timed out',
     category: 'UNAVAILABLE',
     httpStatus: 503,
   },

@@ -3,16 +3,19 @@ import { dialectOf } from '../sql-dialect';
 
 /**
  * The first schema. Written as SQL for each dialect because the rank index needs a descending
- * column (SQLite and MariaDB >= 10.8 / MySQL 8 honour it) and keys need binary collation on MySQL
- * so that ORDER BY address_key matches the code-unit order of the cursor and of JavaScript.
+ * column (SQLite and MariaDB >= 10.8 / MySQL 8 honour it) and keys need a binary NO PAD collation
+ * on MySQL: binary so that ORDER BY address_key matches the code-unit order of the cursor and of
+ * JavaScript, NO PAD so that "k1" and "k1 " are two keys (utf8mb4_bin ignores trailing spaces).
  */
 export class InitialSchema1763700000000 implements MigrationInterface {
   name = 'InitialSchema1763700000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const mysql = dialectOf(queryRunner.connection) === 'mysql';
+    const binary =
+      queryRunner.connection.options.type === 'mariadb' ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
     const key = (length: number) =>
-      mysql ? `VARCHAR(${length}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin` : `VARCHAR(${length})`;
+      mysql ? `VARCHAR(${length}) CHARACTER SET utf8mb4 COLLATE ${binary}` : `VARCHAR(${length})`;
     const table = mysql ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
     const statements = [
       `CREATE TABLE spaces (

@@ -1,0 +1,155 @@
+import { TransactionRunner } from '../../src/storage/transaction-runner';
+import { bruteForceBoard, PointsFixture } from '../utils/board-model';
+import { DB_KINDS } from '../utils/test-databases';
+import { GqlResponse, startTestApp, TestApp } from '../utils/test-app';
+
+const DAY = 86_400_000;
+const EPOCH = Date.parse('2026-06-01T00:00:00Z');
+const iso = (millis: number) => new Date(millis).toISOString();
+
+const WALK = `query($a: String, $s: Int) { space(id: 1) { loyaltyPointsRanks(cursorAfter: $a, sprintId: $s, first: 1000) {
+  totalCount pageInfo { hasNextPage endCursor } list { rank points address { id } } } } }`;
+
+async function walk(t: TestApp, sprintId?: number): Promise<{ entries: string[]; total: number }> {
+  const entries: string[] = [];
+  let after: string | null = null;
+  let total = 0;
+  for (;;) {
+    const response: GqlResponse = await t.gql(WALK, { a: after, s: sprintId ?? null });
+    const page: any = response.body.data.space.loyaltyPointsRanks;
+    total = page.totalCount;
+    entries.push(...page.list.map((e: any) => `${e.rank}:${e.address.id}:${e.points}`));
+    if (!page.pageInfo.hasNextPage) return { entries, total };
+    after = page.pageInfo.endCursor;
+  }
+}
+
+const expected = (events: PointsFixture[], window?: { start: string; end: string }) =>
+  bruteForceBoard(events, 1, window).map((e) => `${e.rank}:${e.addressKey}:${e.points}`);
+
+describe.each(DB_KINDS)('writes on %s', (kind) => {
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    a = await startTestApp(kind);
+    b = await startTestApp(kind, {}, a.db); // a second instance on the same database
+    await a.load([{ type: 'space', id: 1, name: 'Busy' }]);
+  });
+  afterAll(async () => {
+    await b?.app.close();
+    await a?.close();
+  });
+
+  it('keeps every board exact when two instances import at once and a sprint is created mid-way', async () => {
+    const events: PointsFixture[] = Array.from({ length: 6000 }, (_, i) => ({
+      key: `c-${i}`,
+      spaceId: 1,
+      address: `0x${(i % 700).toString(16)}`,
+      points: (i % 13) - 4,
+      occurredAt: iso(EPOCH + (i % 50) * (DAY / 2)),
+    }));
+    const sprint = {
+      type: 'sprint',
+      id: 7,
+      spaceId: 1,
+      name: 'Mid-way',
+      startTime: iso(EPOCH + 5 * DAY),
+      endTime: iso(EPOCH + 20 * DAY),
+    };
+    const run = async (t: TestApp, list: PointsFixture[], withSprint: boolean) => {
+      for (let i = 0; i < list.length; i += 200) {
+        await t.load(list.slice(i, i + 200).map((e) => ({ type: 'points', ...e })));
+        if (withSprint && i === 1000) await t.load([sprint]);
+      }
+    };
+    // Overlapping halves: keys 2000-3999 are delivered by both instances.
+    await Promise.all([run(a, events.slice(0, 4000), false), run(b, events.slice(2000), true)]);
+    const allTime = await walk(a);
+    expect(allTime.entries).toEqual(expected(events));
+    expect(allTime.total).toBe(allTime.entries.length);
+    const sprintBoard = await walk(b, 7);
+    expect(sprintBoard.entries).toEqual(
+      expected(events, { start: sprint.startTime, end: sprint.endTime }),
+    );
+    expect(sprintBoard.total).toBe(sprintBoard.entries.length);
+  });
+
+  it('never shows a write in progress, and leaves nothing of one that fails', async () => {
+    const seenDuring: unknown[] = [];
+    await expect(
+      a.app.get(TransactionRunner).run(async (manager) => {
+        await manager.query('INSERT INTO spaces (id, name) VALUES (?, ?)', [50, 'Half-written']);
+        seenDuring.push((await a.gql('{ space(id: 50) { name } }')).body.data);
+        throw new Error('the rest of the batch failed');
+      }),
+    ).rejects.toThrow('the rest of the batch failed');
+    expect(seenDuring).toEqual([{ space: null }]);
+    expect((await a.gql('{ space(id: 50) { name } }')).body.data).toEqual({ space: null });
+    // The service still writes normally afterwards, on both instances.
+    await a.load([{ type: 'space', id: 50, name: 'Whole' }]);
+    expect((await b.gql('{ space(id: 50) { name } }')).body.data).toEqual({
+      space: { name: 'Whole' },
+    });
+  });
+
+  it('refuses points that would take a total beyond what GraphQL Int can carry', async () => {
+    const points = (key: string, value: number) => ({
+      type: 'points',
+      key,
+      spaceId: 50,
+      address: '0xWhale',
+      points: value,
+      occurredAt: '2026-01-01T00:00:00Z',
+    });
+    const outcomes = await a.load([
+      points('w1', 1_000_000_000),
+      points('w2', 1_000_000_000),
+      points('w3', 1_000_000_000),
+      points('w3', 1_000_000_000),
+      points('w4', 5),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'accepted',
+      'accepted',
+      'refused',
+      'refused',
+      'accepted',
+    ]);
+    expect(outcomes[2]).toMatchObject({
+      field: 'points',
+      reason: expect.stringContaining('2147483647'),
+    });
+    const board = await a.gql(
+      '{ space(id: 50) { loyaltyPointsRanks { totalCount list { rank points } } } }',
+    );
+    expect(board.body).toEqual({
+      data: {
+        space: {
+          loyaltyPointsRanks: { totalCount: 1, list: [{ rank: 1, points: 2_000_000_005 }] },
+        },
+      },
+    });
+  });
+
+  it('keeps keys distinct by case and refuses keys with surrounding white space', async () => {
+    const record = (key: string) => ({
+      type: 'points',
+      key,
+      spaceId: 50,
+      address: '0xcase',
+      points: 1,
+      occurredAt: '2026-01-02T00:00:00Z',
+    });
+    expect(
+      (await a.load([record('Key'), record('key'), record('KEY')])).map((o) => o.status),
+    ).toEqual(['accepted', 'accepted', 'accepted']);
+    await expect(a.load([record('key ')])).rejects.toThrow(
+      'key must not start or end with white space',
+    );
+    const entry = await a.gql(
+      '{ space(id: 50) { addressLoyaltyPoints(address: "0xCASE") { points } } }',
+    );
+    expect(entry.body.data.space.addressLoyaltyPoints).toEqual({ points: 3 });
+  });
+});
