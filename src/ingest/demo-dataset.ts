@@ -101,13 +101,8 @@ export function* demoRecords(options: DemoOptions): Generator<Record<string, unk
     }
     let eventNumber = 0;
     for (let i = 0; i < options.entriesPerSpace; i++) {
-      const hex = Math.floor(rand() * 2 ** 52)
-        .toString(16)
-        .padStart(13, '0');
-      const body = `${space.id.toString(16)}${i.toString(16).padStart(8, '0')}${hex}`
-        .padEnd(40, 'a')
-        .slice(0, 40);
-      // Some addresses arrive in mixed case, as checksummed wallets do.
+      let body = '';
+      while (body.length < 40) body += Math.floor(rand() * 2 ** 32).toString(16).padStart(8, '0');
       const address = `0x${i % 7 === 0 ? body.toUpperCase() : body}`;
       if (rand() < 0.7) {
         yield {

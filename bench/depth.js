@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Latency of leaderboard pages by depth, full stack (token check, GraphQL, profiles), on a board
+// written straight into the database. Usage (after npm run build):
+//   node bench/depth.js [--entries 1000000] [--db sqlite|mariadb] [--requests 30]
+// MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database.
+/* eslint-disable */
+const { createApp } = require('../dist/src/app.factory');
+const { loadConfig } = require('../dist/src/config/app-config');
+const { AccessTokensService } = require('../dist/src/auth/access-tokens.service');
+const { getDataSourceToken } = require('@nestjs/typeorm');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const mysql = require('mysql2/promise');
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : process.argv[i + 1];
+};
+const ENTRIES = Number(arg('entries', 1_000_000));
+const DB = arg('db', 'sqlite');
+const REQUESTS = Number(arg('requests', 30));
+
+async function scratchDatabase() {
+  if (DB === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+    return {
+      url: `sqlite:${join(dir, 'bench.sqlite')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const base = new URL(process.env.MARIADB_URL || 'mysql://root@127.0.0.1:3306');
+  const name = `loyalty_bench_${process.pid}`;
+  const admin = await mysql.createConnection({
+    host: base.hostname,
+    port: Number(base.port || 3306),
+    user: base.username || 'root',
+    password: base.password,
+  });
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  base.pathname = `/${name}`;
+  return {
+    url: base.toString(),
+    drop: async () => {
+      const c = await mysql.createConnection({
+        host: base.hostname,
+        port: Number(base.port || 3306),
+        user: base.username || 'root',
+        password: base.password,
+      });
+      await c.query(`DROP DATABASE ${name}`);
+      await c.end();
+    },
+  };
+}
+
+async function fill(ds) {
+  await ds.query('INSERT INTO spaces (id, name) VALUES (1, ?)', ['Bench']);
+  const started = Date.now();
+  const batch = 2000;
+  for (let start = 0; start < ENTRIES; start += batch) {
+    const n = Math.min(batch, ENTRIES - start);
+    const rows = [];
+    for (let i = 0; i < n; i++) {
+      const k = start + i;
+      // Many ties: 5,000 distinct point values, times on whole minutes.
+      rows.push(
+        1,
+        0,
+        `0x${k.toString(16).padStart(40, '0')}`,
+        1 + ((k * 7919) % 5000),
+        1_700_000_000_000 + (k % 100_000) * 60_000,
+      );
+    }
+    await ds.query(
+      `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at) VALUES ${new Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+      rows,
+    );
+  }
+  await ds.query('INSERT INTO boards (space_id, sprint_id, entry_count) VALUES (1, 0, ?)', [
+    ENTRIES,
+  ]);
+  await ds.query(DB === 'sqlite' ? 'ANALYZE' : 'ANALYZE TABLE board_entries');
+  return Date.now() - started;
+}
+
+const QUERY = `query($after: String, $skip: String) { space(id: 1) { loyaltyPointsRanks(cursorAfter: $after, after: $skip) {
+  totalCount pageInfo { hasNextPage endCursor } list { rank points address { address username avatar } } } } }`;
+
+async function main() {
+  const db = await scratchDatabase();
+  const app = await createApp(loadConfig({ DATABASE_URL: db.url, PORT: '0' }), { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${app.getHttpServer().address().port}/query`;
+  const { token } = await app.get(AccessTokensService).create('bench');
+  const fillMs = await fill(app.get(getDataSourceToken()));
+  const post = async (variables) => {
+    const t0 = process.hrtime.bigint();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'access-token': token },
+      body: JSON.stringify({ query: QUERY, variables }),
+    });
+    const body = await response.json();
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (body.errors) throw new Error(JSON.stringify(body.errors));
+    return { ms, page: body.data.space.loyaltyPointsRanks };
+  };
+  // Cursors at each depth: take them from an offset page (deprecated `after`), then time cursor pages.
+  const depths = [0, 1_000, 100_000, Math.floor(ENTRIES / 2), ENTRIES - 10_000].filter(
+    (d) => d < ENTRIES,
+  );
+  const results = [];
+  for (const depth of depths) {
+    const cursor =
+      depth === 0 ? null : (await post({ skip: String(depth - 1) })).page.pageInfo.endCursor;
+    const cursorTimes = [];
+    const offsetTimes = [];
+    for (let i = 0; i < REQUESTS; i++) cursorTimes.push((await post({ after: cursor })).ms);
+    for (let i = 0; i < Math.min(REQUESTS, 10); i++)
+      offsetTimes.push((await post({ skip: depth === 0 ? null : String(depth + 49) })).ms);
+    const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    results.push({
+      depth,
+      cursorMedianMs: +median(cursorTimes).toFixed(2),
+      offsetMedianMs: +median(offsetTimes).toFixed(2),
+    });
+  }
+  console.log(
+    JSON.stringify(
+      { db: DB, entries: ENTRIES, fillSeconds: +(fillMs / 1000).toFixed(1), results },
+      null,
+      2,
+    ),
+  );
+  await app.close();
+  await db.drop();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
