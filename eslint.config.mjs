@@ -9,6 +9,7 @@ export default tseslint.config(
       'coverage/**',
       'artifacts/**',
       'data/**',
+      'bench/**',
       'eslint.config.mjs',
       'jest.config.js',
     ],

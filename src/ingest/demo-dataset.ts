@@ -102,7 +102,10 @@ export function* demoRecords(options: DemoOptions): Generator<Record<string, unk
     let eventNumber = 0;
     for (let i = 0; i < options.entriesPerSpace; i++) {
       let body = '';
-      while (body.length < 40) body += Math.floor(rand() * 2 ** 32).toString(16).padStart(8, '0');
+      while (body.length < 40)
+        body += Math.floor(rand() * 2 ** 32)
+          .toString(16)
+          .padStart(8, '0');
       const address = `0x${i % 7 === 0 ? body.toUpperCase() : body}`;
       if (rand() < 0.7) {
         yield {
