@@ -1,12 +1,17 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { AppModule, AppModuleExtras, QUERY_PATH } from './app.module';
 import { AccessTokensService } from './auth/access-tokens.service';
-import { installQueryAuthHook } from './auth/query-auth.hook';
 import type { AppConfig } from './config/app-config';
+import { DatabaseHealth } from './health/database-health.service';
+import { ShutdownState } from './health/shutdown-state.service';
+import { installErrorEnvelopes } from './http/http-errors';
+import { HttpErrorsFilter } from './http/http-errors.filter';
+import { installQueryGate } from './http/query-gate';
+import { RateLimiter } from './rate-limit/rate-limiter.service';
 
 export interface CreateAppOptions extends AppModuleExtras {
   logger?: LoggerService | LogLevel[] | false;
@@ -25,19 +30,52 @@ export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: 1_048_576, genReqId: requestIdOf });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.limits.maxBodyBytes,
+    genReqId: requestIdOf,
+    trustProxy: config.trustProxy,
+    // On close, idle keep-alive connections are dropped; requests in flight are finished.
+    forceCloseConnections: 'idle',
+  });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, options),
     adapter,
     {
       logger: options.logger ?? ['log', 'warn', 'error'],
+      // Throw instead of exiting: main.ts reports it, a test sees it.
+      abortOnError: false,
     },
   );
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins,
+      methods: ['POST'],
+      allowedHeaders: ['content-type', 'access-token'],
+    });
+  }
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  installQueryAuthHook(fastify, app.get(AccessTokensService), QUERY_PATH);
+  installQueryGate(
+    fastify,
+    {
+      tokens: app.get(AccessTokensService),
+      limiter: app.get(RateLimiter),
+      database: app.get(DatabaseHealth),
+      shutdown: app.get(ShutdownState),
+    },
+    {
+      path: QUERY_PATH,
+      rateLimits: config.rateLimits,
+      requestTimeoutMs: config.requestTimeoutMs,
+      graphqlIde: config.graphqlIde,
+    },
+  );
+  installErrorEnvelopes(fastify, QUERY_PATH);
+  app.useGlobalFilters(
+    new HttpErrorsFilter(app.getHttpAdapter(), QUERY_PATH, config.limits.maxBodyBytes),
+  );
   app.enableShutdownHooks();
   await app.init();
   await fastify.ready();

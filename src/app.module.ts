@@ -1,4 +1,5 @@
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
 import { DynamicModule, Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
@@ -6,9 +7,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 import { ErrorEnvelopePlugin } from './common/graphql/error-envelope.plugin';
 import { formatLoyaltyError } from './common/graphql/format-error';
+import { QueryLimitsPlugin } from './common/graphql/query-limits.plugin';
 import { stripProductExtensions } from './common/graphql/strict-schema';
 import type { AppConfig } from './config/app-config';
+import { HealthModule } from './health/health.module';
 import { LoyaltyModule } from './loyalty.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { resolveDataSourceOptions } from './storage/data-source-options';
 
 export const QUERY_PATH = '/query';
@@ -22,6 +26,7 @@ export interface AppModuleExtras {
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, extras: AppModuleExtras = {}): DynamicModule {
+    const rateLimit = RateLimitModule.forRoot(config.redisUrl);
     return {
       module: AppModule,
       imports: [
@@ -43,16 +48,26 @@ export class AppModule {
           introspection: config.introspection,
           playground: false,
           csrfPrevention: true,
+          allowBatchedHttpRequests: false,
           includeStacktraceInErrorResponses: false,
           // Nest resets the status of any response with `data` to 200; the envelope plugin sets it.
           preserveHttpStatusForExecutionErrors: false,
+          parseOptions: { maxTokens: config.limits.maxTokens },
           formatError: formatLoyaltyError,
-          plugins: [new ErrorEnvelopePlugin(), ApolloServerPluginLandingPageDisabled()],
+          plugins: [
+            new QueryLimitsPlugin(config.limits),
+            new ErrorEnvelopePlugin(),
+            config.graphqlIde
+              ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
+              : ApolloServerPluginLandingPageDisabled(),
+          ],
           transformSchema: config.strictMode ? stripProductExtensions : undefined,
           // Apollo's Fastify integration calls the context function with (request, reply).
           context: (req: unknown, reply: unknown) => ({ req, reply }),
         }),
         LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret }),
+        rateLimit,
+        HealthModule.forRoot({ statementTimeoutMs: config.requestTimeoutMs }, rateLimit),
       ],
     };
   }

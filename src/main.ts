@@ -13,7 +13,10 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
-  const app = await createApp(config);
+  const app = await createApp(config).catch((error: unknown) => {
+    process.stderr.write(`The service could not start: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
   await app.listen({ port: config.port, host: config.host });
   new Logger('Bootstrap').log(
     `Serving POST http://localhost:${config.port}/query (database ${config.databaseUrl}${config.strictMode ? ', strict mode' : ''})`,

@@ -112,6 +112,16 @@ export class AccessTokensService implements OnApplicationShutdown {
     return token;
   }
 
+  /**
+   * True when this instance verified the token within the last second, so using it again costs
+   * no database read. The gate spends the client address's budget only on the other requests.
+   */
+  isRecentlyVerified(presented: string): boolean {
+    if (!isWellFormedToken(presented)) return false;
+    const cached = this.verified.get(hashToken(presented));
+    return cached !== undefined && cached.until > Date.now();
+  }
+
   /** Authenticates an HTTP request once, however many resolvers ask. */
   authenticateRequest(request: {
     headers: Record<string, string | string[] | undefined>;

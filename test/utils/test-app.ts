@@ -59,7 +59,14 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const db = existing ?? (await createTestDatabase(kind));
   const recorder = new QueryRecorder();
-  const config = loadConfig({ DATABASE_URL: db.url, PORT: '0', ...env });
+  // Rate limits are off unless a spec sets them: board walks send hundreds of requests.
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    PORT: '0',
+    RATE_LIMIT_TOKEN: 'off',
+    RATE_LIMIT_ADDRESS: 'off',
+    ...env,
+  });
   const app = await createApp(config, { logger: false, typeormLogger: recorder });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.getHttpServer().address() as AddressInfo;

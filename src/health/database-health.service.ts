@@ -1,0 +1,111 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { dialectOf } from '../storage/sql-dialect';
+
+export const HEALTH_OPTIONS = Symbol('HEALTH_OPTIONS');
+
+export interface HealthOptions {
+  /** Statements on MySQL/MariaDB are cut off after this long (the request deadline). */
+  statementTimeoutMs: number;
+}
+
+const PROBE_EVERY_MS = 1_000;
+const PROBE_WHILE_DOWN_MS = 250;
+const PROBE_TIMEOUT_MS = 1_000;
+
+interface PoolLike {
+  on(event: 'connection', listener: (connection: { query(sql: string): unknown }) => void): void;
+  _freeConnections?: { toArray?: () => Array<{ query(sql: string): unknown }> };
+}
+
+/**
+ * Knows whether the database answers. A probe runs every second (four times a second while the
+ * database is down); while it is down, requests are refused at once with 503 instead of each
+ * waiting for a connection attempt, and the service recovers by itself when the probe succeeds.
+ *
+ * On MySQL/MariaDB it also gives every pooled connection a statement and lock-wait timeout, so
+ * a request cut off at its deadline does not leave its query holding a connection.
+ */
+@Injectable()
+export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Database');
+  private up = true;
+  private stopped = false;
+  private timer?: NodeJS.Timeout;
+  private downSince: number | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(HEALTH_OPTIONS) private readonly options: HealthOptions,
+  ) {}
+
+  isUp(): boolean {
+    return this.up;
+  }
+
+  onApplicationBootstrap(): void {
+    this.limitSessions();
+    this.schedule();
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** One probe now; the schedule keeps running. */
+  async probe(): Promise<boolean> {
+    try {
+      await Promise.race([
+        this.dataSource.query('SELECT 1'),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('no answer within 1 s')), PROBE_TIMEOUT_MS).unref(),
+        ),
+      ]);
+      if (!this.up) {
+        this.logger.log(`Database is back after ${Date.now() - (this.downSince ?? Date.now())} ms`);
+        this.downSince = null;
+      }
+      this.up = true;
+    } catch (error) {
+      if (this.up) {
+        this.downSince = Date.now();
+        this.logger.error(
+          `Database unreachable (${(error as Error).message}); answering 503 until it returns`,
+        );
+      }
+      this.up = false;
+    }
+    return this.up;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(
+      () => void this.probe().finally(() => this.schedule()),
+      this.up ? PROBE_EVERY_MS : PROBE_WHILE_DOWN_MS,
+    );
+    this.timer.unref();
+  }
+
+  private limitSessions(): void {
+    if (dialectOf(this.dataSource) !== 'mysql') return;
+    const pool = (this.dataSource.driver as unknown as { pool?: PoolLike }).pool;
+    if (!pool) return;
+    const seconds = Math.max(1, Math.ceil(this.options.statementTimeoutMs / 1000));
+    const statement =
+      this.dataSource.options.type === 'mariadb'
+        ? `SET SESSION max_statement_time = ${this.options.statementTimeoutMs / 1000}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`
+        : `SET SESSION max_execution_time = ${this.options.statementTimeoutMs}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`;
+    pool.on('connection', (connection) => connection.query(statement));
+    // Connections opened before this point (migrations at start) get it too.
+    for (const connection of pool._freeConnections?.toArray?.() ?? []) connection.query(statement);
+  }
+}

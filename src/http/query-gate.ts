@@ -1,0 +1,146 @@
+import { Logger } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ACCESS_TOKEN_HEADER, AccessTokensService } from '../auth/access-tokens.service';
+import { ERROR_DEFINITIONS, ErrorCode } from '../common/errors/error-code';
+import { envelopeFor } from '../common/errors/error-envelope';
+import { LoyaltyException } from '../common/errors/loyalty.exception';
+import type { DatabaseHealth } from '../health/database-health.service';
+import type { ShutdownState } from '../health/shutdown-state.service';
+import type { RateLimitRule } from '../rate-limit/rate-limit-rules';
+import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.service';
+
+export interface QueryGateOptions {
+  path: string;
+  rateLimits: { token: RateLimitRule[]; address: RateLimitRule[] };
+  requestTimeoutMs: number;
+  /** Let browsers GET the in-browser IDE without a token. */
+  graphqlIde: boolean;
+}
+
+export interface QueryGateServices {
+  tokens: AccessTokensService;
+  limiter: RateLimiter;
+  database: DatabaseHealth;
+  shutdown: ShutdownState;
+}
+
+const DEADLINE = Symbol('loyalty.deadline');
+const logger = new Logger('QueryGate');
+
+/** Answers a request with one error in the envelope, before GraphQL sees it. */
+export function refuse(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  code: ErrorCode,
+  message?: string,
+): FastifyReply {
+  return reply
+    .code(ERROR_DEFINITIONS[code].httpStatus)
+    .type('application/json')
+    .send({ errors: [envelopeFor(code, message, request.id)] });
+}
+
+function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
+  void reply.header('RateLimit-Limit', decision.limit);
+  void reply.header('RateLimit-Remaining', decision.remaining);
+  void reply.header('RateLimit-Reset', decision.resetSeconds);
+  void reply.header('RateLimit-Policy', decision.policy);
+}
+
+function tooMany(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  decision: RateLimitDecision,
+): FastifyReply {
+  setRateLimitHeaders(reply, decision);
+  void reply.header('Retry-After', decision.retryAfterSeconds);
+  return refuse(reply, request, ErrorCode.RATE_LIMIT_EXCEEDED);
+}
+
+/**
+ * Everything a /query request must pass before GraphQL parses it, once per HTTP request however
+ * many fields or aliases it holds:
+ *
+ * 1. refused with 503 at once while shutting down or while the database is known to be down;
+ * 2. a request that needs a token lookup (no token, a malformed one, or one this instance has not
+ *    verified in the last second) spends from its client address's budget first, so tokens
+ *    cannot be guessed at speed;
+ * 3. the token is checked (401);
+ * 4. the token's own budget is spent (429 with Retry-After; RateLimit-* headers on every answer);
+ * 5. a deadline starts: a request still running after it is answered with 503 REQUEST_TIMEOUT.
+ */
+export function installQueryGate(
+  fastify: FastifyInstance,
+  services: QueryGateServices,
+  options: QueryGateOptions,
+): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url !== options.path || request.method === 'OPTIONS') return;
+    if (
+      options.graphqlIde &&
+      request.method === 'GET' &&
+      (request.headers.accept ?? '').includes('text/html')
+    )
+      return;
+    if (services.shutdown.isDraining) {
+      void reply.header('Connection', 'close');
+      return refuse(
+        reply,
+        request,
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'The service is shutting down: retry shortly',
+      );
+    }
+    if (!services.database.isUp()) {
+      void reply.header('Retry-After', 1);
+      return refuse(
+        reply,
+        request,
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'The database is unavailable: retry shortly',
+      );
+    }
+    const header = request.headers[ACCESS_TOKEN_HEADER];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (!presented || !services.tokens.isRecentlyVerified(presented)) {
+      const decision = await services.limiter.consume(
+        `address:${request.ip}`,
+        options.rateLimits.address,
+      );
+      if (decision && !decision.allowed) return tooMany(reply, request, decision);
+    }
+    let tokenId: string;
+    try {
+      tokenId = (await services.tokens.authenticateRequest(request)).id;
+    } catch (error) {
+      if (error instanceof LoyaltyException)
+        return refuse(reply, request, error.code, error.message);
+      logger.error(`Token lookup failed: ${(error as Error).message}`);
+      return refuse(
+        reply,
+        request,
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'The database is unavailable: retry shortly',
+      );
+    }
+    const decision = await services.limiter.consume(`token:${tokenId}`, options.rateLimits.token);
+    if (decision) {
+      if (!decision.allowed) return tooMany(reply, request, decision);
+      setRateLimitHeaders(reply, decision);
+    }
+    (request as unknown as Record<symbol, NodeJS.Timeout>)[DEADLINE] = setTimeout(() => {
+      if (!reply.sent) {
+        refuse(
+          reply,
+          request,
+          ErrorCode.REQUEST_TIMEOUT,
+          `Request timed out after ${options.requestTimeoutMs} ms`,
+        );
+      }
+    }, options.requestTimeoutMs);
+  });
+  fastify.addHook('onResponse', (request, _reply, done) => {
+    clearTimeout((request as unknown as Record<symbol, NodeJS.Timeout | undefined>)[DEADLINE]);
+    done();
+  });
+}

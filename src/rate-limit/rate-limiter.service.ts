@@ -1,0 +1,94 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
+import type { RateLimitRule } from './rate-limit-rules';
+
+/** The shared (Redis) storage, when REDIS_URL is set. */
+export const SHARED_RATE_LIMIT_STORAGE = Symbol('SHARED_RATE_LIMIT_STORAGE');
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The window with the least room left, for the RateLimit-* headers. */
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  /** Whole seconds until a refused request may be retried. */
+  retryAfterSeconds: number;
+  policy: string;
+}
+
+/**
+ * Counts requests against sliding windows in @nestjs/throttler's storage: shared through Redis
+ * when configured, else in this process.
+ *
+ * Redis unreachable: each instance falls back to its own in-memory windows (fail open to local
+ * limits, not to no limits), logs the outage once and its end once, and `degraded` says so for
+ * the readiness check. Requests are never refused because Redis is down.
+ */
+@Injectable()
+export class RateLimiter implements OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private readonly local = new ThrottlerStorageService();
+  private degradedSince: number | null = null;
+
+  constructor(
+    @Optional() @Inject(SHARED_RATE_LIMIT_STORAGE) private readonly shared?: ThrottlerStorage,
+  ) {}
+
+  get degraded(): boolean {
+    return this.degradedSince !== null;
+  }
+
+  /** For readiness: 'shared' (Redis), 'local' (no Redis configured), or 'degraded' (Redis down). */
+  get storeState(): 'shared' | 'local' | 'degraded' {
+    if (!this.shared) return 'local';
+    return this.degraded ? 'degraded' : 'shared';
+  }
+
+  /** Spends one request from every window of `rules` for `key`; null when there are none. */
+  async consume(key: string, rules: readonly RateLimitRule[]): Promise<RateLimitDecision | null> {
+    if (rules.length === 0) return null;
+    let tightest: RateLimitDecision | null = null;
+    for (const rule of rules) {
+      const record = await this.increment(key, rule);
+      const decision: RateLimitDecision = {
+        allowed: !record.isBlocked,
+        limit: rule.limit,
+        remaining: record.isBlocked ? 0 : Math.max(0, rule.limit - record.totalHits),
+        resetSeconds: Math.max(1, record.timeToExpire),
+        retryAfterSeconds: record.isBlocked ? Math.max(1, record.timeToBlockExpire) : 0,
+        policy: rules.map((r) => `${r.limit};w=${Math.ceil(r.ttlMs / 1000)}`).join(', '),
+      };
+      if (!decision.allowed) return decision;
+      if (!tightest || decision.remaining < tightest.remaining) tightest = decision;
+    }
+    return tightest;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.local.onApplicationShutdown();
+    await (this.shared as { close?: () => Promise<void> } | undefined)?.close?.();
+  }
+
+  private async increment(key: string, rule: RateLimitRule) {
+    if (this.shared) {
+      try {
+        const record = await this.shared.increment(key, rule.ttlMs, rule.limit, 0, rule.name);
+        if (this.degradedSince !== null) {
+          this.logger.log(
+            `Shared rate-limit store is back after ${Date.now() - this.degradedSince} ms`,
+          );
+          this.degradedSince = null;
+        }
+        return record;
+      } catch (error) {
+        if (this.degradedSince === null) {
+          this.degradedSince = Date.now();
+          this.logger.warn(
+            `Shared rate-limit store unreachable (${(error as Error).message}); limiting per instance until it returns`,
+          );
+        }
+      }
+    }
+    return this.local.increment(key, rule.ttlMs, rule.limit, 0, rule.name);
+  }
+}
