@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 
@@ -18,8 +19,9 @@ async function bootstrap(): Promise<void> {
     process.exit(1);
   });
   await app.listen({ port: config.port, host: config.host });
+  const { port } = app.getHttpServer().address() as AddressInfo;
   new Logger('Bootstrap').log(
-    `Serving POST http://localhost:${config.port}/query (database ${config.databaseUrl}${config.strictMode ? ', strict mode' : ''})`,
+    `Serving POST http://localhost:${port}/query (database ${config.databaseUrl}${config.strictMode ? ', strict mode' : ''})`,
   );
 }
 
