@@ -10,6 +10,7 @@ import { formatLoyaltyError } from './common/graphql/format-error';
 import { QueryLimitsPlugin } from './common/graphql/query-limits.plugin';
 import { stripProductExtensions } from './common/graphql/strict-schema';
 import type { AppConfig } from './config/app-config';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
 import { LoyaltyModule } from './loyalty.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -27,6 +28,7 @@ export interface AppModuleExtras {
 export class AppModule {
   static forRoot(config: AppConfig, extras: AppModuleExtras = {}): DynamicModule {
     const rateLimit = RateLimitModule.forRoot(config.redisUrl);
+    const loyalty = LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret });
     return {
       module: AppModule,
       imports: [
@@ -65,8 +67,9 @@ export class AppModule {
           // Apollo's Fastify integration calls the context function with (request, reply).
           context: (req: unknown, reply: unknown) => ({ req, reply }),
         }),
-        LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret }),
+        loyalty,
         rateLimit,
+        DashboardModule.forRoot(loyalty, rateLimit),
         HealthModule.forRoot({ statementTimeoutMs: config.requestTimeoutMs }, rateLimit),
       ],
     };

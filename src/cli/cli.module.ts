@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
+import { AdminEntity } from '../dashboard/admin.entity';
+import { AdminsService } from '../dashboard/admins.service';
 import { LoyaltyModule } from '../loyalty.module';
 import { resolveDataSourceOptions } from '../storage/data-source-options';
 
@@ -18,7 +20,9 @@ export class CliModule {
           }),
         }),
         LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret }),
+        TypeOrmModule.forFeature([AdminEntity]),
       ],
+      providers: [AdminsService],
     };
   }
 }

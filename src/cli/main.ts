@@ -5,6 +5,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { createReadStream, existsSync, writeFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 import { AccessTokensService } from '../auth/access-tokens.service';
+import { AdminInputError, AdminsService } from '../dashboard/admins.service';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { demoRecords } from '../ingest/demo-dataset';
 import { parseRecord } from '../ingest/ingest-record';
@@ -18,6 +19,8 @@ const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <command> ...
 
 Commands:
   migrate                     apply pending database migrations
+  admin create --email E      create a dashboard admin; the password is read from a prompt, or
+                              from the first line of standard input (never from the command line)
   token create --name NAME    create an API access token; prints the token alone on stdout
   import FILE                 apply NDJSON records (PRODUCT.md section 3); refused lines are
                               reported on stderr with their line number; exit 1 if any was refused
@@ -48,6 +51,38 @@ function positiveInt(value: string | undefined, name: string, fallback: number):
 }
 
 class UsageError extends Error {}
+
+/** A hidden prompt on a terminal; otherwise the first line of standard input. */
+async function readPassword(): Promise<string> {
+  if (!process.stdin.isTTY) {
+    let input = '';
+    for await (const chunk of process.stdin) input += String(chunk);
+    return input.split(/\r?\n/)[0];
+  }
+  process.stderr.write('Password (at least 12 characters): ');
+  return new Promise((resolve) => {
+    let password = '';
+    process.stdin.setRawMode(true);
+    process.stdin.resume();
+    process.stdin.setEncoding('utf8');
+    const onData = (key: string) => {
+      if (key === '\r' || key === '\n' || key === '\u0004') {
+        process.stdin.setRawMode(false);
+        process.stdin.pause();
+        process.stdin.off('data', onData);
+        process.stderr.write('\n');
+        resolve(password);
+      } else if (key === '\u0003') {
+        process.exit(130);
+      } else if (key === '\u007f') {
+        password = password.slice(0, -1);
+      } else {
+        password += key;
+      }
+    };
+    process.stdin.on('data', onData);
+  });
+}
 
 async function withContext<T>(
   config: AppConfig,
@@ -103,6 +138,21 @@ async function run(args: string[]): Promise<number> {
       } finally {
         await app.close();
       }
+      return 0;
+    }
+    case 'admin': {
+      if (rest[0] !== 'create') throw new UsageError('usage: admin create --email E');
+      const email = option(rest, '--email');
+      if (!email) throw new UsageError('admin create needs --email E');
+      if (rest.includes('--password'))
+        throw new UsageError(
+          'the password is read from a prompt or standard input, never from arguments',
+        );
+      const password = await readPassword();
+      const created = await withContext(config, (app) =>
+        app.get(AdminsService).create(email, password),
+      );
+      note(`Created dashboard admin ${created.email}. Sign in at /dashboard.`);
       return 0;
     }
     case 'token': {
@@ -168,7 +218,11 @@ async function run(args: string[]): Promise<number> {
 run(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof UsageError || error instanceof ConfigError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof AdminInputError
+    ) {
       note(error.message);
       process.exit(2);
     }

@@ -26,6 +26,10 @@ export class QuestsService {
     return quest;
   }
 
+  listQuests(spaceId: number): Promise<QuestEntity[]> {
+    return this.quests.find({ where: { spaceId }, order: { name: 'ASC', id: 'ASC' } });
+  }
+
   async upsertQuest(manager: EntityManager, record: QuestRecord): Promise<RecordOutcome> {
     const repository = manager.getRepository(QuestEntity);
     const existing = await repository.findOneBy({ id: record.id });

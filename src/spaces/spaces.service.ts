@@ -23,6 +23,10 @@ export class SpacesService {
     @InjectRepository(SprintEntity) private readonly sprints: Repository<SprintEntity>,
   ) {}
 
+  listSpaces(): Promise<SpaceEntity[]> {
+    return this.spaces.find({ order: { id: 'ASC' } });
+  }
+
   findSpace(id: number): Promise<SpaceEntity | null> {
     return this.spaces.findOneBy({ id });
   }

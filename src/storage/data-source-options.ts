@@ -2,7 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
+import { AdminSessionEntity } from '../dashboard/admin-session.entity';
+import { AdminEntity } from '../dashboard/admin.entity';
 import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../loyalty.entities';
+import { Dashboard1763800000000 } from './migrations/1763800000000-dashboard';
+
+/** Our host's tables: the module's, and the dashboard's admins and sessions. */
+export const HOST_ENTITIES = [...LOYALTY_ENTITIES, AdminEntity, AdminSessionEntity];
+export const HOST_MIGRATIONS = [...LOYALTY_MIGRATIONS, Dashboard1763800000000];
 import type { DatabaseConfig } from './database-url';
 
 export interface DataSourceExtras {
@@ -18,8 +25,8 @@ export function buildDataSourceOptions(
   extras: DataSourceExtras = {},
 ): DataSourceOptions {
   const common = {
-    entities: LOYALTY_ENTITIES,
-    migrations: LOYALTY_MIGRATIONS,
+    entities: HOST_ENTITIES,
+    migrations: HOST_MIGRATIONS,
     migrationsRun: extras.migrationsRun ?? false,
     migrationsTransactionMode: 'each' as const,
     synchronize: false,

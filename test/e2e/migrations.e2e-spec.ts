@@ -20,7 +20,10 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
 
   it('build the schema the entities describe, with nothing left for TypeORM to change', async () => {
     const applied = await dataSource.runMigrations({ transaction: 'each' });
-    expect(applied.map((m) => m.name)).toEqual(['InitialSchema1763700000000']);
+    expect(applied.map((m) => m.name)).toEqual([
+      'InitialSchema1763700000000',
+      'Dashboard1763800000000',
+    ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
   });
@@ -40,12 +43,13 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
 
   it('revert cleanly and apply again', async () => {
     await dataSource.undoLastMigration({ transaction: 'each' });
+    await dataSource.undoLastMigration({ transaction: 'each' });
     const tables = await dataSource.query(
       kind === 'sqlite'
-        ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('spaces', 'board_entries')"
-        : "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('spaces', 'board_entries')",
+        ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('spaces', 'board_entries', 'admins', 'admin_sessions')"
+        : "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('spaces', 'board_entries', 'admins', 'admin_sessions')",
     );
     expect(tables).toEqual([]);
-    expect(await dataSource.runMigrations()).toHaveLength(1);
+    expect(await dataSource.runMigrations()).toHaveLength(2);
   });
 });

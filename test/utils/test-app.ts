@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import type { Logger as TypeOrmLogger } from 'typeorm';
@@ -25,8 +26,11 @@ export interface GqlResponse<T = any> {
 /** Records every SQL statement the service runs, for specs that count queries. */
 export class QueryRecorder implements TypeOrmLogger {
   readonly queries: string[] = [];
-  logQuery(query: string): void {
+  /** Every statement with its parameters, as a log line would show them. */
+  readonly logged: string[] = [];
+  logQuery(query: string, parameters?: unknown[]): void {
     this.queries.push(query);
+    this.logged.push(`${query} -- ${JSON.stringify(parameters ?? [])}`);
   }
   logQueryError(): void {}
   logQuerySlow(): void {}
@@ -35,12 +39,33 @@ export class QueryRecorder implements TypeOrmLogger {
   log(): void {}
 }
 
+/** Keeps everything the service logs, at every level, so a spec can search it. */
+export class LogRecorder implements LoggerService {
+  readonly lines: string[] = [];
+  log(...args: unknown[]): void {
+    this.lines.push(args.map(String).join(' '));
+  }
+  error(...args: unknown[]): void {
+    this.log(...args);
+  }
+  warn(...args: unknown[]): void {
+    this.log(...args);
+  }
+  debug(...args: unknown[]): void {
+    this.log(...args);
+  }
+  verbose(...args: unknown[]): void {
+    this.log(...args);
+  }
+}
+
 export interface TestApp {
   app: NestFastifyApplication;
   db: TestDatabase;
   url: string;
   token: string;
   recorder: QueryRecorder;
+  logs: LogRecorder;
   gql<T = any>(
     query: string,
     variables?: Record<string, unknown>,
@@ -67,7 +92,8 @@ export async function startTestApp(
     RATE_LIMIT_ADDRESS: 'off',
     ...env,
   });
-  const app = await createApp(config, { logger: false, typeormLogger: recorder });
+  const logs = new LogRecorder();
+  const app = await createApp(config, { logger: logs, typeormLogger: recorder });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/query`;
@@ -105,6 +131,7 @@ export async function startTestApp(
     url,
     token,
     recorder,
+    logs,
     gql,
     load,
     close: async () => {

@@ -13,6 +13,9 @@ export enum ErrorCode {
   QUERY_TOO_COSTLY = 'QUERY_TOO_COSTLY',
   REQUEST_TOO_LARGE = 'REQUEST_TOO_LARGE',
   MALFORMED_REQUEST = 'MALFORMED_REQUEST',
+  SIGN_IN_REQUIRED = 'SIGN_IN_REQUIRED',
+  CSRF_CHECK_FAILED = 'CSRF_CHECK_FAILED',
+  TOKEN_NOT_FOUND = 'TOKEN_NOT_FOUND',
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
   REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
@@ -92,6 +95,21 @@ export const ERROR_DEFINITIONS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
     message: 'Request must be a JSON object with a query',
     category: 'VALIDATION',
     httpStatus: 400,
+  },
+  [ErrorCode.SIGN_IN_REQUIRED]: {
+    message: 'Sign in to the dashboard first',
+    category: 'AUTHENTICATION',
+    httpStatus: 401,
+  },
+  [ErrorCode.CSRF_CHECK_FAILED]: {
+    message: 'Cross-site request refused: send the session CSRF token in x-csrf-token',
+    category: 'AUTHENTICATION',
+    httpStatus: 403,
+  },
+  [ErrorCode.TOKEN_NOT_FOUND]: {
+    message: 'Token not found',
+    category: 'NOT_FOUND',
+    httpStatus: 404,
   },
   [ErrorCode.SERVICE_UNAVAILABLE]: {
     message: 'Service temporarily unavailable',

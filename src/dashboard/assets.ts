@@ -1,0 +1,75 @@
+/* The dashboard's only stylesheet and script, served from our origin so the CSP can forbid inline code. */
+
+export const DASHBOARD_CSS = `
+:root { --fg:#1d2330; --muted:#5b6475; --bg:#f5f6f8; --card:#fff; --line:#dde1e8; --accent:#2457c5; --danger:#b3261e; --ok:#1e7b34; }
+* { box-sizing: border-box; }
+body { margin:0; font:16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:var(--bg); }
+a { color:var(--accent); }
+:focus-visible { outline:3px solid #f0b429; outline-offset:2px; }
+.skip { position:absolute; left:-999px; } .skip:focus { left:8px; top:8px; background:#fff; padding:4px 8px; z-index:2; }
+header { display:flex; flex-wrap:wrap; gap:8px 24px; align-items:center; justify-content:space-between; padding:12px 24px; background:#14213d; color:#fff; }
+header a, header .link { color:#fff; }
+.brand { font-weight:700; }
+nav { display:flex; flex-wrap:wrap; gap:16px; align-items:center; }
+nav a[aria-current="page"] { font-weight:700; text-decoration-thickness:3px; }
+.who { color:#c8d1e4; margin-right:8px; font-size:14px; }
+main { max-width:1100px; margin:0 auto; padding:24px; }
+h1 { margin:0 0 16px; font-size:28px; } h2 { margin:0 0 8px; font-size:20px; } h3 { margin:0 0 8px; font-size:17px; }
+.card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:20px; margin:0 0 20px; }
+.narrow { max-width:420px; margin:40px auto; }
+label { display:block; font-weight:600; margin:12px 0 4px; }
+.row label { margin:0; align-self:center; }
+input, select { font:inherit; padding:8px 10px; border:1px solid #b9c0cc; border-radius:6px; width:100%; background:#fff; }
+button, .button { font:inherit; padding:8px 16px; border-radius:6px; border:1px solid var(--accent); background:var(--accent); color:#fff; cursor:pointer; }
+button.danger { background:var(--danger); border-color:var(--danger); }
+button.link { background:none; border:none; padding:0; text-decoration:underline; }
+form .row, form.row { display:flex; flex-wrap:wrap; gap:8px; align-items:center; }
+form.row input, form.row select { width:auto; flex:1 1 180px; }
+form > button { margin-top:16px; }
+form.row > button { margin-top:0; }
+.inline { display:inline; }
+.alert { padding:10px 14px; border-radius:6px; margin:12px 0; }
+.alert.error { background:#fdecea; color:#8a1c14; border:1px solid #f5c2bd; }
+.alert.notice { background:#e8f3ea; color:#14532d; border:1px solid #b7dcc0; }
+.created { border-color:#e0b400; background:#fffbea; }
+.warning { color:#6b4e00; }
+.copy-row { display:flex; gap:8px; } .copy-row input { font-family:ui-monospace, monospace; }
+table { width:100%; border-collapse:collapse; margin-top:16px; }
+th, td { text-align:left; padding:8px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
+th { font-size:13px; text-transform:uppercase; letter-spacing:.04em; color:var(--muted); }
+.num { text-align:right; font-variant-numeric:tabular-nums; }
+code { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:14px; }
+.address { word-break:break-all; }
+.muted, .empty { color:var(--muted); }
+.danger { color:var(--danger); }
+.filters { display:flex; flex-wrap:wrap; gap:12px 32px; }
+.pager { display:flex; justify-content:space-between; align-items:center; margin-top:12px; }
+.spaces { list-style:none; padding:0; display:grid; grid-template-columns:repeat(auto-fill, minmax(260px, 1fr)); gap:16px; }
+.spaces .card { margin:0; }
+.status { padding:2px 8px; border-radius:999px; font-size:13px; background:#eef0f4; }
+.status.Active { background:#e3f4e7; color:var(--ok); } .status.Deleted, .status.Expired { background:#f3e6e6; color:#7a2c24; }
+.visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+@media (max-width: 640px) {
+  main { padding:16px 12px; } header { padding:12px; }
+  table thead { position:absolute; left:-9999px; }
+  table tr { display:block; border-bottom:1px solid var(--line); padding:8px 0; }
+  table td { display:flex; justify-content:space-between; gap:12px; border:none; padding:4px 0; text-align:right; }
+  table td::before { content:attr(data-label); font-weight:600; color:var(--muted); text-align:left; }
+  .copy-row { flex-direction:column; }
+}
+`;
+
+export const DASHBOARD_JS = `
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest('button[data-copy]');
+  if (!button) return;
+  const field = document.getElementById(button.dataset.copy);
+  try {
+    await navigator.clipboard.writeText(field.value);
+  } catch {
+    field.select();
+    document.execCommand('copy');
+  }
+  button.textContent = 'Copied';
+});
+`;

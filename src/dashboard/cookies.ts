@@ -1,0 +1,25 @@
+import type { FastifyRequest } from 'fastify';
+
+export const SESSION_COOKIE = 'lb_session';
+/** Double-submit token for the sign-in form, before there is a session to hold one. */
+export const SIGN_IN_CSRF_COOKIE = 'lb_signin_csrf';
+
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name)
+      return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/** HttpOnly, SameSite=Strict, whole-site cookie; Secure whenever the request came over HTTPS. */
+export function cookieHeader(
+  request: FastifyRequest,
+  name: string,
+  value: string,
+  maxAgeSeconds: number,
+): string {
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
+}

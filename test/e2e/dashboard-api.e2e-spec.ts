@@ -1,0 +1,236 @@
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { AdminsService } from '../../src/dashboard/admins.service';
+import { runCli } from '../utils/cli';
+import { DashboardClient } from '../utils/dashboard-client';
+import { DB_KINDS } from '../utils/test-databases';
+import { startTestApp, TestApp } from '../utils/test-app';
+
+const EMAIL = 'admin@example.com';
+const PASSWORD = 'correct horse battery staple';
+
+describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (kind) => {
+  let t: TestApp;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    base = t.url.replace('/query', '');
+    await t.app.get(AdminsService).create(EMAIL, PASSWORD);
+  });
+  afterAll(() => t?.close());
+
+  const signedIn = async () => {
+    const client = new DashboardClient(base);
+    expect((await client.signIn(EMAIL, PASSWORD)).status).toBe(303);
+    return client;
+  };
+
+  it('refuses every call without a signed-in session with 401 in the envelope', async () => {
+    const anonymous = new DashboardClient(base);
+    for (const [method, path] of [
+      ['GET', '/settings/server-api/tokens'],
+      ['POST', '/settings/server-api/tokens'],
+      ['DELETE', '/settings/server-api/tokens/x'],
+    ]) {
+      const response = await anonymous.request(path, {
+        method,
+        json: method === 'POST' ? { name: 'n' } : undefined,
+      });
+      expect(response.status).toBe(401);
+      expect(JSON.parse(response.text).errors[0].extensions).toMatchObject({
+        code: 'SIGN_IN_REQUIRED',
+        http_status: 401,
+      });
+    }
+    // A /query token is no dashboard session.
+    const withToken = await anonymous.request('/settings/server-api/tokens', {
+      headers: { 'access-token': t.token },
+    });
+    expect(withToken.status).toBe(401);
+  });
+
+  it('refuses state changes without the session CSRF token, or from another origin', async () => {
+    const client = await signedIn();
+    const csrf = await client.csrfToken();
+    for (const headers of [
+      {},
+      { 'x-csrf-token': 'wrong' },
+      { 'x-csrf-token': csrf, origin: 'https://evil.example' },
+    ] as Array<Record<string, string>>) {
+      const response = await client.request('/settings/server-api/tokens', {
+        method: 'POST',
+        headers,
+        json: { name: 'csrf' },
+      });
+      expect(response.status).toBe(403);
+      expect(JSON.parse(response.text).errors[0].extensions.code).toBe('CSRF_CHECK_FAILED');
+    }
+    const form = await client.request('/dashboard/settings/server-api/tokens', {
+      method: 'POST',
+      form: { _csrf: 'forged', name: 'x' },
+    });
+    expect(form.status).toBe(403);
+    const list = JSON.parse((await client.request('/settings/server-api/tokens')).text) as Array<{
+      name: string;
+    }>;
+    expect(list.map((token) => token.name)).not.toContain('csrf');
+  });
+
+  it('creates a token shown once: never in a list, never stored, never logged', async () => {
+    const client = await signedIn();
+    const csrf = await client.csrfToken();
+    t.logs.lines.length = 0;
+    t.recorder.logged.length = 0;
+    const created = await client.request('/settings/server-api/tokens', {
+      method: 'POST',
+      headers: { 'x-csrf-token': csrf },
+      json: { name: 'exporter' },
+    });
+    expect(created.status).toBe(201);
+    const body = JSON.parse(created.text);
+    expect(Object.keys(body).sort()).toEqual(['createdAt', 'id', 'name', 'prefix', 'token']);
+    expect(body).toMatchObject({ name: 'exporter', prefix: body.token.slice(0, 12) });
+    expect(body.token).toMatch(/^lpt_[0-9A-Za-z]{49}$/);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+
+    expect((await t.gql('{ __typename }', undefined, { token: body.token })).status).toBe(200);
+    const list = await client.request('/settings/server-api/tokens');
+    expect(list.text).not.toContain(body.token);
+    const entry = (JSON.parse(list.text) as Array<Record<string, unknown>>).find(
+      (token) => token.id === body.id,
+    );
+    expect(entry).toEqual({
+      id: body.id,
+      name: 'exporter',
+      prefix: body.prefix,
+      createdAt: body.createdAt,
+      lastUsedAt: expect.any(String),
+    });
+
+    const rows: Array<Record<string, unknown>> = await t.app
+      .get<DataSource>(getDataSourceToken())
+      .query('SELECT * FROM access_tokens');
+    expect(JSON.stringify(rows)).not.toContain(body.token);
+    expect(rows.find((row) => row.id === body.id)?.token_hash).toBe(
+      createHash('sha256').update(body.token).digest('hex'),
+    );
+    const everything = [...t.logs.lines, ...t.recorder.logged].join('\n');
+    expect(t.recorder.logged.some((line) => /INSERT INTO .access_tokens./.test(line))).toBe(true);
+    expect(everything).not.toContain(body.token);
+  });
+
+  it('revokes a token: /query refuses it at once, and a second revoke is 404', async () => {
+    const client = await signedIn();
+    const csrf = await client.csrfToken();
+    const { id, token } = JSON.parse(
+      (
+        await client.request('/settings/server-api/tokens', {
+          method: 'POST',
+          headers: { 'x-csrf-token': csrf },
+          json: { name: 'short' },
+        })
+      ).text,
+    );
+    expect((await t.gql('{ __typename }', undefined, { token })).status).toBe(200);
+    const revoked = await client.request(`/settings/server-api/tokens/${id}`, {
+      method: 'DELETE',
+      headers: { 'x-csrf-token': csrf },
+    });
+    expect(revoked.status).toBe(204);
+    expect((await t.gql('{ __typename }', undefined, { token })).status).toBe(401);
+    const again = await client.request(`/settings/server-api/tokens/${id}`, {
+      method: 'DELETE',
+      headers: { 'x-csrf-token': csrf },
+    });
+    expect(again.status).toBe(404);
+    expect(JSON.parse(again.text).errors[0].extensions.code).toBe('TOKEN_NOT_FOUND');
+    expect(
+      (
+        JSON.parse((await client.request('/settings/server-api/tokens')).text) as Array<{
+          id: string;
+        }>
+      ).map((t) => t.id),
+    ).not.toContain(id);
+  });
+
+  it('validates names with a clear JSON error', async () => {
+    const client = await signedIn();
+    const csrf = await client.csrfToken();
+    for (const json of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 42 }]) {
+      const response = await client.request('/settings/server-api/tokens', {
+        method: 'POST',
+        headers: { 'x-csrf-token': csrf },
+        json,
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.text).errors[0].extensions.code).toBe('INVALID_ARGUMENT');
+    }
+  });
+
+  it('keeps sessions in HttpOnly SameSite cookies and ends them on sign-out', async () => {
+    const client = new DashboardClient(base);
+    const response = await client.signIn(EMAIL, PASSWORD);
+    expect(response.headers.get('location')).toBe('/dashboard/settings');
+    expect(response.setCookies.find((c) => c.startsWith('lb_session='))).toMatch(
+      /HttpOnly; SameSite=Strict/,
+    );
+    const stolen = client.cookieHeader();
+    expect((await client.request('/dashboard/settings')).status).toBe(200);
+    const csrf = await client.formToken('/dashboard/settings');
+    expect(
+      (await client.request('/dashboard/sign-out', { method: 'POST', form: { _csrf: csrf } }))
+        .status,
+    ).toBe(303);
+    // The old cookie no longer opens anything.
+    const replay = await fetch(`${base}/dashboard/settings`, {
+      headers: { cookie: stolen },
+      redirect: 'manual',
+    });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/dashboard/sign-in');
+  });
+
+  it('answers a wrong password and an unknown email alike, slowly, and stops guessing', async () => {
+    const wrong = new DashboardClient(base);
+    const unknown = new DashboardClient(base);
+    const started = Date.now();
+    const a = await wrong.signIn(EMAIL, 'not the password at all');
+    const b = await unknown.signIn('nobody@example.com', 'not the password at all');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect([a.status, b.status]).toEqual([401, 401]);
+    const message = (page: string) => /role="alert">([^<]+)</.exec(page)?.[1];
+    expect(message(a.text)).toBe('Email or password is incorrect.');
+    expect(message(b.text)).toBe(message(a.text));
+    const guesser = new DashboardClient(base);
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++)
+      statuses.push((await guesser.signIn('target@example.com', `guess ${i}`)).status);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    const blocked = await guesser.signIn('target@example.com', 'one more');
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('creates admins from the command line, with the password from standard input only', async () => {
+    const env = { DATABASE_URL: t.db.url };
+    const ok = await runCli(
+      ['admin', 'create', '--email', 'second@example.com'],
+      env,
+      'another long passphrase\n',
+    );
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toBe('');
+    expect(
+      (await runCli(['admin', 'create', '--email', 'x@example.com', '--password', 'p'], env)).code,
+    ).toBe(2);
+    const short = await runCli(['admin', 'create', '--email', 'y@example.com'], env, 'short\n');
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('at least 12 characters');
+    expect(
+      (await new DashboardClient(base).signIn('Second@Example.com', 'another long passphrase'))
+        .status,
+    ).toBe(303);
+  });
+});
