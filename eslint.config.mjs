@@ -10,6 +10,8 @@ export default tseslint.config(
       'artifacts/**',
       'data/**',
       'bench/**',
+      'scripts/**',
+      'src/client/schema-types.generated.ts',
       'eslint.config.mjs',
       'jest.config.js',
     ],

@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+import { createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { createClient, type Entry, type LoyaltyClient } from './client';
+import { LoyaltyApiError } from './errors';
+
+const HELP = `Usage: loyalty-client <command> [options]     (npm run client -- <command> ...)
+
+Reads the service's address from LOYALTY_URL (default http://localhost:3000) and the access
+token from LOYALTY_TOKEN. The token is never taken from the command line, where other users of
+the machine could read it.
+
+Commands:
+  top --space ID [--sprint ID] [--limit N]
+        the first N entries of a board (default 10, at most 1000)
+  find-rank --space ID --address A [--sprint ID] [--max-pages N] [--walk]
+        one address's rank and points. Uses the server's direct lookup when it has one;
+        otherwise (or with --walk) pages through the board, giving up after --max-pages
+        (default 100). Exit code 3 when the address is not found.
+  export --space ID [--sprint ID] [--format csv|ndjson] [--out FILE] [--resume-from CURSOR]
+        a whole board in rank order (rank, address, username, points), with a progress line on
+        stderr. Interrupted (Ctrl-C or an error), it prints the cursor to resume from; run again
+        with --resume-from CURSOR and the same --out to append the rest.
+
+Options for every command:
+  --page-delay MS   pause between pages (default: 200-500 ms, as SPEC.md asks)
+  --help            this text`;
+
+class UsageError extends Error {}
+const note = (text: string) => process.stderr.write(`${text}\n`);
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i === -1) return undefined;
+  const value = args[i + 1];
+  if (value === undefined || value.startsWith('--')) throw new UsageError(`${name} needs a value`);
+  return value;
+}
+
+function int(args: string[], name: string, required: true): number;
+function int(args: string[], name: string, required?: false): number | undefined;
+function int(args: string[], name: string, required = false): number | undefined {
+  const raw = option(args, name);
+  if (raw === undefined) {
+    if (required) throw new UsageError(`${name} is required`);
+    return undefined;
+  }
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number`);
+  return Number(raw);
+}
+
+function csvField(value: string | number): string {
+  const text = String(value);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function format(entry: Entry, kind: string): string {
+  const row = {
+    rank: entry.rank,
+    address: entry.address?.address ?? '',
+    username: entry.address?.username ?? '',
+    points: entry.points,
+  };
+  return kind === 'ndjson'
+    ? JSON.stringify(row)
+    : [row.rank, row.address, row.username, row.points].map(csvField).join(',');
+}
+
+async function exportBoard(
+  client: LoyaltyClient,
+  args: string[],
+  signal: AbortSignal,
+): Promise<number> {
+  const spaceId = int(args, '--space', true);
+  const kind = option(args, '--format') ?? 'csv';
+  if (kind !== 'csv' && kind !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
+  const out = option(args, '--out');
+  const resumeFrom = option(args, '--resume-from') ?? null;
+  const sink: Writable = out
+    ? createWriteStream(out, { flags: resumeFrom ? 'a' : 'w' })
+    : process.stdout;
+  if (kind === 'csv' && !resumeFrom) sink.write('rank,address,username,points\n');
+  let cursor = resumeFrom;
+  let written = 0;
+  try {
+    const board = client.leaderboard(spaceId, {
+      sprintId: int(args, '--sprint') ?? null,
+      after: resumeFrom,
+      signal,
+      onProgress: (p) => {
+        process.stderr.write(
+          `\rexported ${p.entries} of ${p.totalCount} (${p.pages} pages${p.retries ? `, ${p.retries} retries` : ''})   `,
+        );
+      },
+    });
+    for await (const page of board.pages()) {
+      for (const entry of page.list) {
+        if (!sink.write(`${format(entry, kind)}\n`))
+          await new Promise((resolve) => sink.once('drain', resolve));
+        written++;
+      }
+      cursor = page.pageInfo.endCursor ?? cursor;
+    }
+    process.stderr.write('\n');
+    note(`Exported ${written} entries.`);
+    return 0;
+  } catch (error) {
+    process.stderr.write('\n');
+    note(`Stopped after ${written} entries: ${(error as Error).message}`);
+    if (cursor) note(`Resume with: --resume-from ${cursor}`);
+    return 1;
+  } finally {
+    if (sink !== process.stdout) await new Promise((resolve) => sink.end(resolve));
+  }
+}
+
+async function run(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (!command || args.includes('--help') || command === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (args.includes('--token'))
+    throw new UsageError('pass the token in LOYALTY_TOKEN, not on the command line');
+  const token = process.env.LOYALTY_TOKEN;
+  if (!token)
+    throw new UsageError(
+      'set LOYALTY_TOKEN to an access token (Settings > Server API in the dashboard)',
+    );
+  const delay = int(rest, '--page-delay');
+  const client = createClient({
+    baseUrl: process.env.LOYALTY_URL ?? 'http://localhost:3000',
+    token,
+    pageDelayMs: delay === undefined ? undefined : [delay, delay],
+    onRetry: (error, wait) => note(`${error.code}: retrying in ${Math.round(wait)} ms`),
+  });
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  const signal = controller.signal;
+  switch (command) {
+    case 'top': {
+      const limit = int(rest, '--limit') ?? 10;
+      const page = await client.page(int(rest, '--space', true), {
+        sprintId: int(rest, '--sprint') ?? null,
+        pageSize: Math.min(Math.max(limit, 1), 1000),
+        signal,
+      });
+      for (const entry of page.list.slice(0, limit)) {
+        process.stdout.write(
+          `${entry.rank}\t${entry.points}\t${entry.address?.address ?? ''}\t${entry.address?.username ?? ''}\n`,
+        );
+      }
+      return 0;
+    }
+    case 'find-rank': {
+      const address = option(rest, '--address');
+      if (!address) throw new UsageError('--address is required');
+      const result = await client.findRank(int(rest, '--space', true), address, {
+        sprintId: int(rest, '--sprint') ?? null,
+        maxPages: int(rest, '--max-pages'),
+        useExtension: !rest.includes('--walk'),
+        signal,
+      });
+      if (result.found) {
+        process.stdout.write(
+          `${result.entry.rank}\t${result.entry.points}\t${result.entry.address?.address ?? address}\n`,
+        );
+        return 0;
+      }
+      note(
+        result.reason === 'page-limit'
+          ? `Not in the first ${result.pages} pages; gave up (raise --max-pages).`
+          : `${address} is not on this board.`,
+      );
+      return 3;
+    }
+    case 'export':
+      return exportBoard(client, rest, signal);
+    default:
+      throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      note(error.message);
+      process.exit(2);
+    }
+    note(error instanceof LoyaltyApiError ? `${error.code}: ${error.message}` : String(error));
+    process.exit(1);
+  },
+);

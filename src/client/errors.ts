@@ -1,0 +1,26 @@
+/** Codes the client adds to the server's (PRODUCT.md section 1). */
+export type ClientErrorCode =
+  'NETWORK_ERROR' | 'ABORTED' | 'REPEATED_CURSOR' | 'MISSING_CURSOR' | 'BAD_RESPONSE';
+
+export interface LoyaltyApiErrorDetails {
+  httpStatus?: number;
+  category?: string;
+  requestId?: string;
+  /** From Retry-After, when the server sent one. */
+  retryAfterMs?: number;
+}
+
+/**
+ * Every failure reaches the caller as this error: `code` is the envelope's code (SPACE_NOT_FOUND,
+ * INVALID_CURSOR, RATE_LIMIT_EXCEEDED, ...) or one of the client's own.
+ */
+export class LoyaltyApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details: LoyaltyApiErrorDetails = {},
+  ) {
+    super(message);
+    this.name = 'LoyaltyApiError';
+  }
+}

@@ -1,0 +1,350 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildSchema, parse, validate } from 'graphql';
+import {
+  CLIENT_DOCUMENTS,
+  createClient,
+  LoyaltyApiError,
+  type ClientOptions,
+  type Progress,
+} from '../../src/client';
+import { bruteForceBoard, PointsFixture, seeded } from '../utils/board-model';
+import { runCli } from '../utils/cli';
+import { createTestDatabase, TestDatabase } from '../utils/test-databases';
+import { startTestApp, TestApp } from '../utils/test-app';
+
+const ROOT = join(__dirname, '..', '..');
+const run = promisify(execFile);
+
+/** 2,600 addresses on space 1 (52 pages of 50), written as an NDJSON file and imported. */
+function fixture(): { file: string; events: PointsFixture[] } {
+  const rand = seeded(11);
+  const events: PointsFixture[] = Array.from({ length: 2600 }, (_, i) => ({
+    key: `c${i}`,
+    spaceId: 1,
+    address: `0xC${i.toString(16).padStart(6, '0')}`,
+    points: 1 + Math.floor(rand() * 400),
+    occurredAt: new Date(Date.UTC(2026, 0, 1 + (i % 28))).toISOString(),
+  }));
+  const lines = [
+    { type: 'space', id: 1, name: 'Client space' },
+    { type: 'quest', id: 'q1', spaceId: 1, name: 'Quest one', status: 'Active' },
+    ...events.map((e) => ({ type: 'points', ...e })),
+  ];
+  const file = join(mkdtempSync(join(tmpdir(), 'client-')), 'board.ndjson');
+  writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+  return { file, events };
+}
+
+const ranked = (events: PointsFixture[]) =>
+  bruteForceBoard(events, 1).map((e) => `${e.rank}:${e.addressKey}:${e.points}`);
+
+describe('the TypeScript client against the real service', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+  let events: PointsFixture[];
+  let expected: string[];
+  const clientFor = (app: TestApp, options: Partial<ClientOptions> = {}) =>
+    createClient({
+      baseUrl: app.url.replace('/query', ''),
+      token: app.token,
+      pageDelayMs: [0, 0],
+      cacheTtlMs: 0,
+      ...options,
+    });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('sqlite');
+    const data = fixture();
+    events = data.events;
+    expected = ranked(events);
+    const imported = await runCli(['import', data.file], { DATABASE_URL: db.url });
+    expect(imported.code).toBe(0);
+    t = await startTestApp('sqlite', {}, db);
+  });
+  afterAll(async () => {
+    await t?.app.close();
+    await db?.drop();
+  });
+
+  it('is an entry point that loads no NestJS, TypeORM or GraphQL engine', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '-e',
+        "require('./dist/src/client'); console.log(Object.keys(require.cache).filter((k) => /node_modules\\/(@nestjs|typeorm|graphql|fastify)/.test(k)).length)",
+      ],
+      { cwd: ROOT },
+    );
+    expect(stdout.trim()).toBe('0');
+  });
+
+  it('sends only queries valid against schema.gql, and its types are generated from it', async () => {
+    const schema = buildSchema(readFileSync(join(ROOT, 'schema.gql'), 'utf8'));
+    for (const [name, document] of Object.entries(CLIENT_DOCUMENTS)) {
+      expect([name, validate(schema, parse(document)).map((e) => e.message)]).toEqual([name, []]);
+    }
+    await expect(
+      run(process.execPath, ['scripts/generate-client-types.js', '--check'], { cwd: ROOT }),
+    ).resolves.toBeDefined();
+  });
+
+  it('walks a whole board: every entry once, in rank order, with progress', async () => {
+    const progress: Progress[] = [];
+    const seen: string[] = [];
+    for await (const entry of clientFor(t).leaderboard(1, {
+      onProgress: (p) => progress.push(p),
+    })) {
+      seen.push(`${entry.rank}:${entry.address?.address.toLowerCase()}:${entry.points}`);
+    }
+    expect(seen).toEqual(expected);
+    expect(progress).toHaveLength(Math.ceil(expected.length / 50));
+    expect(progress.at(-1)).toMatchObject({
+      entries: expected.length,
+      totalCount: expected.length,
+      restarted: false,
+    });
+  });
+
+  it('finds an address at depth, by the server lookup or by walking, and gives up at maxPages', async () => {
+    const deep = bruteForceBoard(events, 1)[1234];
+    const client = clientFor(t);
+    await expect(
+      client.findRank(1, deep.addressKey.toUpperCase().replace('0X', '0x')),
+    ).resolves.toMatchObject({
+      found: true,
+      via: 'extension',
+      entry: { rank: deep.rank, points: deep.points },
+    });
+    await expect(
+      client.findRank(1, deep.addressKey, { useExtension: false }),
+    ).resolves.toMatchObject({
+      found: true,
+      via: 'walk',
+      pages: Math.ceil(deep.rank / 50),
+      entry: { rank: deep.rank },
+    });
+    await expect(
+      client.findRank(1, deep.addressKey, { useExtension: false, maxPages: 3 }),
+    ).resolves.toEqual({
+      found: false,
+      reason: 'page-limit',
+      pages: 3,
+      via: 'walk',
+    });
+    await expect(client.findRank(1, '0xnobody')).resolves.toMatchObject({
+      found: false,
+      reason: 'not-on-board',
+    });
+  });
+
+  it('falls back to the walk when the server hides the lookup (strict mode)', async () => {
+    const strict = await startTestApp('sqlite', { STRICT_MODE: 'true' }, db);
+    try {
+      const target = bruteForceBoard(events, 1)[120];
+      await expect(clientFor(strict).findRank(1, target.addressKey)).resolves.toMatchObject({
+        found: true,
+        via: 'walk',
+        entry: { rank: target.rank },
+      });
+    } finally {
+      await strict.app.close();
+    }
+  });
+
+  it('retries 429 after Retry-After, paced, and still delivers the whole board', async () => {
+    const limited = await startTestApp('sqlite', { RATE_LIMIT_TOKEN: '8/1s' }, db);
+    try {
+      const waits: number[] = [];
+      const client = clientFor(limited, {
+        retry: { baseDelayMs: 50 },
+        onRetry: (error, wait) => {
+          expect(error.code).toBe('RATE_LIMIT_EXCEEDED');
+          waits.push(wait);
+        },
+      });
+      const started = Date.now();
+      let count = 0;
+      for await (const entry of client.leaderboard(1)) count += entry ? 1 : 0;
+      expect(count).toBe(expected.length);
+      expect(waits.length).toBeGreaterThan(0);
+      expect(Math.min(...waits)).toBeGreaterThanOrEqual(1000); // Retry-After: 1, not the 50 ms backoff
+      expect(Date.now() - started).toBeGreaterThanOrEqual(5000); // 52 pages at 8 a second
+    } finally {
+      await limited.app.close();
+    }
+  });
+
+  /** A fetch that lets a test tamper with request n's cursor or response n's body. */
+  function tampering(tamper: { cursorAt?: number[]; repeatCursorAt?: number }) {
+    let n = 0;
+    let lastCursor: string | null = null;
+    return async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      n++;
+      const body = JSON.parse(typeof init?.body === 'string' ? init.body : '{}') as {
+        query: string;
+        variables: Record<string, unknown>;
+      };
+      if (tamper.cursorAt?.includes(n) && typeof body.variables.after === 'string')
+        body.variables.after = `${body.variables.after}x`;
+      const response = await fetch(url, { ...init, body: JSON.stringify(body) });
+      const text = await response.text();
+      const parsed = JSON.parse(text);
+      const info = parsed.data?.space?.loyaltyPointsRanks?.pageInfo;
+      if (info && n === tamper.repeatCursorAt && lastCursor) info.endCursor = lastCursor;
+      if (info) lastCursor = info.endCursor;
+      return new Response(JSON.stringify(parsed), {
+        status: response.status,
+        headers: response.headers,
+      });
+    };
+  }
+
+  it('restarts from the first page once when a cursor turns invalid mid-walk', async () => {
+    let restarted = false;
+    const seen: string[] = [];
+    const client = clientFor(t, { fetch: tampering({ cursorAt: [3] }) });
+    for await (const entry of client.leaderboard(1, {
+      onProgress: (p) => (restarted ||= p.restarted),
+    })) {
+      seen.push(`${entry.rank}:${entry.address?.address.toLowerCase()}:${entry.points}`);
+    }
+    expect(restarted).toBe(true);
+    expect(seen).toEqual(expected);
+    const twice = clientFor(t, { fetch: tampering({ cursorAt: [3, 6] }) });
+    const walk = async () => {
+      for await (const entry of twice.leaderboard(1)) void entry;
+    };
+    await expect(walk()).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+  });
+
+  it('stops with a clear error on a repeated cursor instead of looping', async () => {
+    const client = clientFor(t, { fetch: tampering({ repeatCursorAt: 3 }) });
+    const walk = async () => {
+      for await (const entry of client.leaderboard(1)) void entry;
+    };
+    const error = await walk().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LoyaltyApiError);
+    expect(error).toMatchObject({
+      code: 'REPEATED_CURSOR',
+      message: expect.stringContaining('stopping instead of looping'),
+    });
+  });
+
+  it('reports server errors as typed errors with the envelope code, caches, and can be cancelled', async () => {
+    await expect(clientFor(t).space(404)).rejects.toMatchObject({
+      code: 'SPACE_NOT_FOUND',
+      details: { category: 'NOT_FOUND' },
+    });
+    await expect(clientFor(t).quest('q1')).resolves.toEqual({
+      name: 'Quest one',
+      status: 'Active',
+      participantsCount: 0,
+    });
+    let requests = 0;
+    const counting = (async (url: string | URL | Request, init?: RequestInit) => {
+      requests++;
+      return fetch(url, init);
+    }) as typeof fetch;
+    const cached = createClient({ baseUrl: t.url, token: t.token, fetch: counting });
+    await cached.page(1);
+    await cached.page(1);
+    expect(requests).toBe(1);
+    const controller = new AbortController();
+    const slow = createClient({
+      baseUrl: t.url,
+      token: t.token,
+      pageDelayMs: [200, 500],
+      cacheTtlMs: 0,
+    });
+    setTimeout(() => controller.abort(), 100);
+    const walk = async () => {
+      for await (const entry of slow.leaderboard(1, { signal: controller.signal })) void entry;
+    };
+    await expect(walk()).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  describe('command line', () => {
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [join(ROOT, 'dist', 'src', 'client', 'cli.js'), ...args],
+          {
+            env: {
+              ...process.env,
+              LOYALTY_URL: t.url.replace('/query', ''),
+              LOYALTY_TOKEN: t.token,
+              ...env,
+            },
+          },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c) => (stdout += c));
+        child.stderr.on('data', (c) => (stderr += c));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+
+    it('documents every option in --help', async () => {
+      const help = await cli(['--help']);
+      expect(help.code).toBe(0);
+      for (const option of [
+        '--space',
+        '--sprint',
+        '--limit',
+        '--address',
+        '--max-pages',
+        '--walk',
+        '--format',
+        '--out',
+        '--resume-from',
+        '--page-delay',
+        'LOYALTY_TOKEN',
+        'LOYALTY_URL',
+      ]) {
+        expect(help.stdout).toContain(option);
+      }
+    });
+
+    it('exports a board as CSV equal to the board, and reads the token only from the environment', async () => {
+      const out = join(mkdtempSync(join(tmpdir(), 'export-')), 'board.csv');
+      const result = await cli(['export', '--space', '1', '--out', out, '--page-delay', '0']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`Exported ${expected.length} entries.`);
+      const rows = readFileSync(out, 'utf8').trim().split('\n');
+      expect(rows[0]).toBe('rank,address,username,points');
+      expect(
+        rows
+          .slice(1)
+          .map((row) => row.split(','))
+          .map(([rank, address, , points]) => `${rank}:${address.toLowerCase()}:${points}`),
+      ).toEqual(expected);
+      expect((await cli(['top', '--space', '1', '--token', 'x'])).code).toBe(2);
+      expect((await cli(['top', '--space', '1'], { LOYALTY_TOKEN: '' })).stderr).toContain(
+        'LOYALTY_TOKEN',
+      );
+    });
+
+    it('finds a rank and shows the top', async () => {
+      const target = bruteForceBoard(events, 1)[77];
+      const found = await cli(['find-rank', '--space', '1', '--address', target.addressKey]);
+      expect(found.code).toBe(0);
+      expect(found.stdout.split('\t').slice(0, 2)).toEqual([
+        String(target.rank),
+        String(target.points),
+      ]);
+      const top = await cli(['top', '--space', '1', '--limit', '3']);
+      expect(
+        top.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split('\t')[0]),
+      ).toEqual(['1', '2', '3']);
+      expect((await cli(['find-rank', '--space', '1', '--address', '0xnobody'])).code).toBe(3);
+    });
+  });
+});
