@@ -12,6 +12,7 @@ import { stripProductExtensions } from './common/graphql/strict-schema';
 import type { AppConfig } from './config/app-config';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
+import { DeadlinePlugin } from './http/deadline.plugin';
 import { LoyaltyModule } from './loyalty.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { resolveDataSourceOptions } from './storage/data-source-options';
@@ -58,6 +59,7 @@ export class AppModule {
           formatError: formatLoyaltyError,
           plugins: [
             new QueryLimitsPlugin(config.limits),
+            new DeadlinePlugin(),
             new ErrorEnvelopePlugin(),
             config.graphqlIde
               ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })

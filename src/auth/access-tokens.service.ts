@@ -30,6 +30,8 @@ export const ACCESS_TOKEN_HEADER = 'access-token';
 /** A verified token is trusted this long before its row is read again. */
 const VERIFIED_TTL_MS = 1_000;
 const VERIFIED_CACHE_LIMIT = 10_000;
+/** How long a token counts as one this instance has seen valid, for the address budget. */
+const KNOWN_GOOD_MS = 10 * 60_000;
 /** Last-used times are written in batches, at most this often. */
 const LAST_USED_FLUSH_MS = 30_000;
 
@@ -38,6 +40,7 @@ export class AccessTokensService implements OnApplicationShutdown {
   private readonly verified = new Map<string, { token: AuthenticatedToken; until: number }>();
   private readonly lastUsed = new Map<string, number>();
   private readonly perRequest = new WeakMap<object, Promise<AuthenticatedToken>>();
+  private readonly knownGood = new Map<string, { id: string; at: number }>();
   private flushTimer?: NodeJS.Timeout;
 
   constructor(
@@ -78,8 +81,10 @@ export class AccessTokensService implements OnApplicationShutdown {
   /** Revokes a token; it stops working on this instance at once. False when there was none. */
   async revoke(id: string): Promise<boolean> {
     const result = await this.tokens.update({ id, revokedAt: IsNull() }, { revokedAt: Date.now() });
-    for (const [hash, entry] of this.verified)
+    for (const [hash, entry] of this.verified) {
       if (entry.token.id === id) this.verified.delete(hash);
+    }
+    for (const [hash, entry] of this.knownGood) if (entry.id === id) this.knownGood.delete(hash);
     return (result.affected ?? 0) > 0;
   }
 
@@ -108,18 +113,21 @@ export class AccessTokensService implements OnApplicationShutdown {
       if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
       this.verified.set(hash, { token, until: now + VERIFIED_TTL_MS });
     }
+    if (this.knownGood.size >= VERIFIED_CACHE_LIMIT) this.knownGood.clear();
+    this.knownGood.set(hash, { id: token.id, at: now });
     this.markUsed(token.id, now);
     return token;
   }
 
   /**
-   * True when this instance verified the token within the last second, so using it again costs
-   * no database read. The gate spends the client address's budget only on the other requests.
+   * True when this instance found the token valid in the last 10 minutes. While a client address
+   * is over its budget, such tokens are still looked up (and may pass); others are refused
+   * without a lookup. So a valid client is not starved by junk sent from the same address.
    */
-  isRecentlyVerified(presented: string): boolean {
-    if (!isWellFormedToken(presented)) return false;
-    const cached = this.verified.get(hashToken(presented));
-    return cached !== undefined && cached.until > Date.now();
+  wasValidRecently(presented: string | undefined): boolean {
+    if (!presented || !isWellFormedToken(presented)) return false;
+    const entry = this.knownGood.get(hashToken(presented));
+    return entry !== undefined && Date.now() - entry.at < KNOWN_GOOD_MS;
   }
 
   /** Authenticates an HTTP request once, however many resolvers ask. */

@@ -144,7 +144,7 @@ async function run(args: string[]): Promise<number> {
       if (rest[0] !== 'create') throw new UsageError('usage: admin create --email E');
       const email = option(rest, '--email');
       if (!email) throw new UsageError('admin create needs --email E');
-      if (rest.includes('--password'))
+      if (rest.some((arg) => arg === '--password' || arg.startsWith('--password=')))
         throw new UsageError(
           'the password is read from a prompt or standard input, never from arguments',
         );

@@ -7,13 +7,21 @@ export const SIGN_IN_CSRF_COOKIE = 'lb_signin_csrf';
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name)
-      return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined; // a mangled cookie is no cookie
+      }
+    }
   }
   return undefined;
 }
 
-/** HttpOnly, SameSite=Strict, whole-site cookie; Secure whenever the request came over HTTPS. */
+/**
+ * HttpOnly, SameSite=Strict, whole-site cookie; Secure whenever the request came over HTTPS
+ * (behind a TLS-terminating proxy, set TRUST_PROXY so that X-Forwarded-Proto is believed).
+ */
 export function cookieHeader(
   request: FastifyRequest,
   name: string,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { SESSION_COOKIE, readCookie } from './cookies';
 import { DashboardSession, SessionsService } from './sessions.service';
 
@@ -22,9 +22,11 @@ export class DashboardAuth {
   }
 }
 
+/** Constant-time comparison; an empty or missing token never matches, whatever it is compared with. */
 export function tokensMatch(expected: string, provided: unknown): boolean {
-  if (typeof provided !== 'string' || provided.length !== expected.length) return false;
-  return timingSafeEqual(Buffer.from(provided), Buffer.from(expected));
+  if (typeof provided !== 'string' || provided === '' || expected === '') return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(provided), digest(expected));
 }
 
 export function sameOrigin(request: FastifyRequest): boolean {

@@ -28,12 +28,15 @@ import {
 type Form = Record<string, unknown>;
 
 /**
- * Sign-in attempts: 10 per email in 15 minutes stops guessing at one account; 50 per client
- * address leaves room for an office behind one address while stopping a sweep over many.
+ * Sign-in limits. Every attempt spends its client address's budget (50 in 15 minutes: room for an
+ * office behind one address, not for a sweep). Only failures spend an account's: 10 per email from
+ * one address, 100 per email from anywhere, so guessing stops while nobody elsewhere can lock the
+ * real admin out with ten wrong passwords.
  */
 const SIGN_IN_RULES = {
-  email: [{ name: 'sign-in-email', limit: 10, ttlMs: 15 * 60_000 }],
   address: [{ name: 'sign-in-address', limit: 50, ttlMs: 15 * 60_000 }],
+  emailFromAddress: [{ name: 'sign-in-failures', limit: 10, ttlMs: 15 * 60_000 }],
+  email: [{ name: 'sign-in-failures-any', limit: 100, ttlMs: 15 * 60_000 }],
 };
 const FAILED_SIGN_IN_DELAY_MS = 500;
 
@@ -48,10 +51,15 @@ const PAGE_HEADERS = {
 };
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
+/** A query-string value as one string: a repeated parameter is not a second value. */
+const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** The dashboard: server-rendered pages over the same services as /query. */
 @Controller('dashboard')
 export class DashboardController {
+  /** Accounts (per address, or everywhere) over their failure budget, until when. */
+  private readonly lockedOut = new Map<string, number>();
+
   constructor(
     private readonly auth: DashboardAuth,
     private readonly admins: AdminsService,
@@ -96,8 +104,9 @@ export class DashboardController {
   async signIn(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
-    @Body() form: Form,
+    @Body() body: Form | undefined,
   ): Promise<unknown> {
+    const form = body ?? {};
     const email = text(form.email).trim();
     if (
       !sameOrigin(request) ||
@@ -111,27 +120,44 @@ export class DashboardController {
         email,
       );
     }
-    const attempts: Array<[string, typeof SIGN_IN_RULES.email]> = [
-      [`sign-in:address:${request.ip}`, SIGN_IN_RULES.address],
-      [`sign-in:email:${email.toLowerCase()}`, SIGN_IN_RULES.email],
+    const account = email.toLowerCase();
+    const failureKeys: Array<[string, typeof SIGN_IN_RULES.email]> = [
+      [`sign-in:failures:${account}:${request.ip}`, SIGN_IN_RULES.emailFromAddress],
+      [`sign-in:failures:${account}`, SIGN_IN_RULES.email],
     ];
-    for (const [key, rules] of attempts) {
-      const decision = await this.limiter.consume(key, rules);
-      if (decision && !decision.allowed) {
-        void reply.header('retry-after', decision.retryAfterSeconds);
-        const minutes = Math.ceil(decision.retryAfterSeconds / 60);
-        return this.showSignIn(
-          request,
-          reply,
-          429,
-          `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-          email,
-        );
-      }
+    const tooManyAttempts = (retryAfterSeconds: number) => {
+      void reply.header('retry-after', retryAfterSeconds);
+      const minutes = Math.ceil(retryAfterSeconds / 60);
+      return this.showSignIn(
+        request,
+        reply,
+        429,
+        `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        email,
+      );
+    };
+    const addressDecision = await this.limiter.consume(
+      `sign-in:address:${request.ip}`,
+      SIGN_IN_RULES.address,
+    );
+    if (addressDecision && !addressDecision.allowed)
+      return tooManyAttempts(addressDecision.retryAfterSeconds);
+    for (const [key] of failureKeys) {
+      const until = this.lockedOut.get(key);
+      if (until !== undefined && until > Date.now())
+        return tooManyAttempts(Math.ceil((until - Date.now()) / 1000));
     }
     const admin = await this.admins.verify(email, text(form.password));
     if (!admin) {
       await new Promise((resolve) => setTimeout(resolve, FAILED_SIGN_IN_DELAY_MS));
+      for (const [key, rules] of failureKeys) {
+        const decision = await this.limiter.consume(key, rules);
+        if (decision && !decision.allowed) {
+          if (this.lockedOut.size > 10_000) this.lockedOut.clear();
+          this.lockedOut.set(key, Date.now() + decision.retryAfterSeconds * 1000);
+          return tooManyAttempts(decision.retryAfterSeconds);
+        }
+      }
       return this.showSignIn(request, reply, 401, 'Email or password is incorrect.', email);
     }
     const { cookie } = await this.sessions.start(admin.id);
@@ -146,8 +172,9 @@ export class DashboardController {
   async signOut(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
-    @Body() form: Form,
+    @Body() body: Form | undefined,
   ): Promise<unknown> {
+    const form = body ?? {};
     const session = await this.auth.sessionOf(request);
     if (session && !this.auth.csrfOk(request, session.csrfToken, form._csrf))
       return this.forbidden(reply, session);
@@ -187,8 +214,9 @@ export class DashboardController {
   async generate(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
-    @Body() form: Form,
+    @Body() body: Form | undefined,
   ): Promise<unknown> {
+    const form = body ?? {};
     const session = await this.auth.sessionOf(request);
     if (!session) return this.toSignIn(reply);
     if (!this.auth.csrfOk(request, session.csrfToken, form._csrf))
@@ -237,8 +265,9 @@ export class DashboardController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @Param('id') id: string,
-    @Body() form: Form,
+    @Body() body: Form | undefined,
   ): Promise<unknown> {
+    const form = body ?? {};
     const session = await this.auth.sessionOf(request);
     if (!session) return this.toSignIn(reply);
     if (!this.auth.csrfOk(request, session.csrfToken, form._csrf))
@@ -263,7 +292,7 @@ export class DashboardController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @Param('id') id: string,
-    @Query() query: Record<string, string | undefined>,
+    @Query() query: Record<string, unknown>,
   ): Promise<unknown> {
     const session = await this.auth.sessionOf(request);
     if (!session) return this.toSignIn(reply);
@@ -276,7 +305,8 @@ export class DashboardController {
         spacesPage(session, (await this.spaces.listSpaces()).map(toSpace)),
       );
     const sprints = (await this.spaces.listSprints(entity.id)).map(toSprint);
-    const sprintId = query.sprint && /^\d{1,10}$/.test(query.sprint) ? Number(query.sprint) : null;
+    const sprint = param(query.sprint);
+    const sprintId = sprint && /^\d{1,10}$/.test(sprint) ? Number(sprint) : null;
     const view: SpaceView = {
       space: toSpace(entity),
       sprints,
@@ -287,14 +317,14 @@ export class DashboardController {
     };
     try {
       view.board = await this.leaderboards.getPage(entity.id, sprintId, {
-        cursorAfter: query.after,
-        cursorBefore: query.before,
+        cursorAfter: param(query.after),
+        cursorBefore: param(query.before),
       });
       const addresses = await this.profiles.loadAddresses(
         view.board.list.map((entry) => entry.addressKey),
       );
       view.addresses = new Map(addresses.map((address) => [address.id, address]));
-      const address = (query.address ?? '').trim();
+      const address = (param(query.address) ?? '').trim();
       if (address) {
         const rank = await this.leaderboards.getAddressRank(entity.id, address, sprintId);
         view.search = { address, rank: rank ? { rank: rank.rank, points: rank.points } : null };

@@ -46,7 +46,8 @@ export class HttpErrorsFilter extends BaseExceptionFilter {
     if (host.getType() !== 'http') return exception;
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const path = request.url.split('?')[0];
+    // The routed path, as the gate sees it ("/%71uery" is /query too).
+    const path = request.routeOptions?.url ?? request.url.split('?')[0];
     if (path !== this.queryPath) return super.catch(exception, host);
     const status =
       exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;

@@ -57,31 +57,71 @@ function tooMany(
   return refuse(reply, request, ErrorCode.RATE_LIMIT_EXCEEDED);
 }
 
+/** The signal a request's work should stop on: aborted at the request's deadline. */
+export function deadlineSignalOf(request: object | undefined): AbortSignal | undefined {
+  return request
+    ? (request as Record<symbol, AbortController | undefined>)[ABORT]?.signal
+    : undefined;
+}
+
+const ABORT = Symbol('loyalty.abort');
+
+/** Gives a request the controller its deadline aborts. */
+export function attachDeadline(request: object): AbortController {
+  const controller = new AbortController();
+  (request as Record<symbol, AbortController>)[ABORT] = controller;
+  return controller;
+}
+
+/** Apollo's landing page answers a GET that carries no operation; any other GET is a query. */
+function isIdePageRequest(request: FastifyRequest): boolean {
+  if (request.method !== 'GET') return false;
+  const query = request.query as Record<string, unknown> | undefined;
+  return (
+    !query ||
+    (query.query === undefined &&
+      query.extensions === undefined &&
+      query.operationName === undefined)
+  );
+}
+
 /**
  * Everything a /query request must pass before GraphQL parses it, once per HTTP request however
  * many fields or aliases it holds:
  *
  * 1. refused with 503 at once while shutting down or while the database is known to be down;
- * 2. a request that needs a token lookup (no token, a malformed one, or one this instance has not
- *    verified in the last second) spends from its client address's budget first, so tokens
- *    cannot be guessed at speed;
- * 3. the token is checked (401);
+ * 2. no token or a malformed one: the client address's budget is spent (429 when spent, else
+ *    401). An address over its budget is refused before any token lookup, so tokens cannot be
+ *    guessed at speed. Valid tokens never spend it, and tokens this instance saw valid in the last
+ *    10 minutes are still looked up while the address is blocked: sharing an address with a
+ *    guesser does not starve a real client;
+ * 3. the token is checked (401; a failed lookup spends the address's budget as in 2);
  * 4. the token's own budget is spent (429 with Retry-After; RateLimit-* headers on every answer);
- * 5. a deadline starts: a request still running after it is answered with 503 REQUEST_TIMEOUT.
+ * 5. a deadline starts: a request still running after it is answered with 503 REQUEST_TIMEOUT,
+ *    and its remaining fields stop resolving (see {@link deadlineSignalOf}).
  */
 export function installQueryGate(
   fastify: FastifyInstance,
   services: QueryGateServices,
   options: QueryGateOptions,
 ): void {
+  /** Addresses known to be over budget, until when: refused without a lookup or a store trip. */
+  const blockedAddresses = new Map<string, number>();
+  const spendAddressBudget = async (request: FastifyRequest): Promise<RateLimitDecision | null> => {
+    const decision = await services.limiter.consume(
+      `address:${request.ip}`,
+      options.rateLimits.address,
+    );
+    if (decision && !decision.allowed) {
+      if (blockedAddresses.size > 100_000) blockedAddresses.clear();
+      blockedAddresses.set(request.ip, Date.now() + decision.retryAfterSeconds * 1000);
+    }
+    return decision;
+  };
+
   fastify.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url !== options.path || request.method === 'OPTIONS') return;
-    if (
-      options.graphqlIde &&
-      request.method === 'GET' &&
-      (request.headers.accept ?? '').includes('text/html')
-    )
-      return;
+    if (options.graphqlIde && isIdePageRequest(request)) return;
     if (services.shutdown.isDraining) {
       void reply.header('Connection', 'close');
       return refuse(
@@ -102,33 +142,42 @@ export function installQueryGate(
     }
     const header = request.headers[ACCESS_TOKEN_HEADER];
     const presented = Array.isArray(header) ? header[0] : header;
-    if (!presented || !services.tokens.isRecentlyVerified(presented)) {
-      const decision = await services.limiter.consume(
-        `address:${request.ip}`,
-        options.rateLimits.address,
-      );
-      if (decision && !decision.allowed) return tooMany(reply, request, decision);
+    const blockedUntil = blockedAddresses.get(request.ip);
+    if (blockedUntil !== undefined) {
+      if (blockedUntil <= Date.now()) blockedAddresses.delete(request.ip);
+      else if (!services.tokens.wasValidRecently(presented)) {
+        void reply.header(
+          'Retry-After',
+          Math.max(1, Math.ceil((blockedUntil - Date.now()) / 1000)),
+        );
+        return refuse(reply, request, ErrorCode.RATE_LIMIT_EXCEEDED);
+      }
     }
     let tokenId: string;
     try {
       tokenId = (await services.tokens.authenticateRequest(request)).id;
     } catch (error) {
-      if (error instanceof LoyaltyException)
-        return refuse(reply, request, error.code, error.message);
-      logger.error(`Token lookup failed: ${(error as Error).message}`);
-      return refuse(
-        reply,
-        request,
-        ErrorCode.SERVICE_UNAVAILABLE,
-        'The database is unavailable: retry shortly',
-      );
+      if (!(error instanceof LoyaltyException)) {
+        logger.error(`Token lookup failed: ${(error as Error).message}`);
+        return refuse(
+          reply,
+          request,
+          ErrorCode.SERVICE_UNAVAILABLE,
+          'The database is unavailable: retry shortly',
+        );
+      }
+      const decision = await spendAddressBudget(request);
+      if (decision && !decision.allowed) return tooMany(reply, request, decision);
+      return refuse(reply, request, error.code, error.message);
     }
     const decision = await services.limiter.consume(`token:${tokenId}`, options.rateLimits.token);
     if (decision) {
       if (!decision.allowed) return tooMany(reply, request, decision);
       setRateLimitHeaders(reply, decision);
     }
+    const controller = attachDeadline(request);
     (request as unknown as Record<symbol, NodeJS.Timeout>)[DEADLINE] = setTimeout(() => {
+      controller.abort();
       if (!reply.sent) {
         refuse(
           reply,

@@ -89,6 +89,7 @@ export class RateLimiter implements OnApplicationShutdown {
         }
       }
     }
-    return this.local.increment(key, rule.ttlMs, rule.limit, 0, rule.name);
+    // One record per window: the in-memory store keeps one expiry per key.
+    return this.local.increment(`${key}\u0000${rule.name}`, rule.ttlMs, rule.limit, 0, rule.name);
   }
 }

@@ -10,6 +10,35 @@ import { startTestApp, TestApp } from '../utils/test-app';
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct horse battery staple';
 
+describe('sign-in limits per account and address', () => {
+  it('locks an account out for one address only, so the real admin still signs in elsewhere', async () => {
+    const t = await startTestApp('sqlite', { TRUST_PROXY: 'true' });
+    try {
+      await t.app.get(AdminsService).create(EMAIL, PASSWORD);
+      const from = (address: string) => {
+        const client = new DashboardClient(t.url.replace('/query', ''));
+        const request = client.request.bind(client);
+        client.request = (path, init = {}) =>
+          request(path, {
+            ...init,
+            headers: { ...(init.headers as object), 'x-forwarded-for': address },
+          });
+        return client;
+      };
+      const attacker = from('203.0.113.7');
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++)
+        statuses.push((await attacker.signIn(EMAIL, `guess ${i}`)).status);
+      expect(statuses.slice(0, 9)).toEqual(Array(9).fill(401));
+      expect(statuses.at(-1)).toBe(429);
+      expect((await attacker.signIn(EMAIL, PASSWORD)).status).toBe(429);
+      expect((await from('198.51.100.20').signIn(EMAIL, PASSWORD)).status).toBe(303);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (kind) => {
   let t: TestApp;
   let base: string;
@@ -211,6 +240,42 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
     const blocked = await guesser.signIn('target@example.com', 'one more');
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('answers junk input with a clear refusal, never a 500', async () => {
+    const raw = (path: string, init: RequestInit) =>
+      fetch(`${base}${path}`, { redirect: 'manual', ...init });
+    // No sign-in CSRF cookie and an empty field: refused, not signed in.
+    const empty = await raw('/dashboard/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: '', email: EMAIL, password: PASSWORD }).toString(),
+    });
+    expect(empty.status).toBe(403);
+    expect(
+      empty.headers.getSetCookie().some((c) => c.startsWith('lb_session=') && !/Max-Age=0/.test(c)),
+    ).toBe(false);
+    expect((await raw('/dashboard/sign-in', { method: 'POST' })).status).toBe(403);
+    expect(
+      (await raw('/settings/server-api/tokens', { headers: { cookie: 'lb_session=%' } })).status,
+    ).toBe(401);
+    expect(
+      (await raw('/dashboard/settings', { headers: { cookie: 'lb_session=%E0%A4%A' } })).status,
+    ).toBe(303);
+    const client = await signedIn();
+    const unicode = await client.request('/settings/server-api/tokens', {
+      method: 'POST',
+      headers: { 'x-csrf-token': 'é'.repeat(43) },
+      json: { name: 'x' },
+    });
+    expect(unicode.status).toBe(403);
+    expect(
+      (await client.request('/dashboard/settings/server-api/tokens', { method: 'POST' })).status,
+    ).toBe(403);
+    await t.load([{ type: 'space', id: 1, name: 'One' }]);
+    expect(
+      (await client.request('/dashboard/spaces/1?address=a&address=b&after=x&after=y')).status,
+    ).toBe(200);
   });
 
   it('creates admins from the command line, with the password from standard input only', async () => {

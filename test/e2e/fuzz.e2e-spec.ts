@@ -90,6 +90,9 @@ const broken = fc.oneof(
   }),
   fc.string({ maxLength: 200 }).map((query) => ({ query })),
 );
+const otherOperations = fc
+  .constantFrom('mutation { x }', 'subscription { x }', 'mutation M { space(id: 1) { id } }')
+  .map((query) => ({ query }));
 const oddBodies = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
   fc.record({ query: anyValue, variables: fc.jsonValue({ maxDepth: 2 }) }),
@@ -100,6 +103,7 @@ const body = fc.oneof(
   { weight: 2, arbitrary: withVariables },
   { weight: 3, arbitrary: broken },
   { weight: 1, arbitrary: oddBodies },
+  { weight: 1, arbitrary: otherOperations },
 );
 
 describe.each(DB_KINDS)('random requests on %s', (kind) => {

@@ -99,6 +99,61 @@ describe.each(DB_KINDS)('abusive requests on %s', (kind) => {
     expectRefused(await query(byVariable, { n: 1000 }), 'QUERY_TOO_COSTLY', /too costly/);
   });
 
+  it('counts page sizes through inline and named fragments and variable defaults, and introspection aliases', async () => {
+    const five = [1, 2, 3, 4, 5];
+    const inline = `{ ${five.map((i) => `p${i}: space(id: 1) { loyaltyPointsRanks(first: 1000) { ... on LoyaltyPointsRanks { list { rank points address { username } } } } }`).join(' ')} }`;
+    expectRefused(await query(inline), 'QUERY_TOO_COSTLY', /too costly/);
+    const named = `{ ${five.map((i) => `p${i}: space(id: 1) { loyaltyPointsRanks(first: 1000) { ...Page } }`).join(' ')} }
+      fragment Page on LoyaltyPointsRanks { list { rank points address { username } } }`;
+    expectRefused(await query(named), 'QUERY_TOO_COSTLY', /too costly/);
+    const byDefault = `query($n: Int = 1000) { ${five.map((i) => page(`p${i}`, '$n')).join(' ')} }`;
+    expectRefused(await query(byDefault), 'QUERY_TOO_COSTLY', /too costly/);
+    const introspection = `{ __schema { ${Array.from({ length: 26 }, (_, i) => `t${i}: types { name }`).join(' ')} } }`;
+    expectRefused(await query(introspection), 'TOO_MANY_ALIASES', /26 aliases/);
+  });
+
+  it('refuses mutations and subscriptions, which the service does not have', async () => {
+    expectRefused(
+      await query('mutation { x }'),
+      'OPERATION_NOT_SUPPORTED',
+      /queries only, not a mutation/,
+    );
+    expectRefused(
+      await query('subscription { x }'),
+      'OPERATION_NOT_SUPPORTED',
+      /not a subscription/,
+    );
+  });
+
+  it('gates GET queries even when they accept HTML', async () => {
+    const get = (headers: Record<string, string>) =>
+      fetch(`${t.url}?query=${encodeURIComponent('{ space(id: 1) { name } }')}`, {
+        headers: { 'apollo-require-preflight': '1', ...headers },
+      });
+    const anonymous = await get({ accept: 'application/json, text/html;q=0.1' });
+    expect(anonymous.status).toBe(401);
+    const allowed = await get({
+      accept: 'application/json, text/html;q=0.1',
+      'access-token': t.token,
+    });
+    expect(allowed.status).toBe(200);
+    const unknown = await get({
+      accept: 'application/json, text/html;q=0.1',
+      'access-token': 'lpt_unknown',
+    });
+    expect(unknown.status).toBe(401);
+  });
+
+  it('answers a broken body on any spelling of the path in the envelope', async () => {
+    const response = await fetch(t.url.replace('/query', '/%71uery'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'access-token': t.token },
+      body: '{"query": ',
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).errors[0].extensions.code).toBe('MALFORMED_REQUEST');
+  });
+
   it('refuses a document with too many tokens, batches, and bodies that are too large or broken', async () => {
     expectRefused(
       await query(`{ ${'a '.repeat(3100)}}`),

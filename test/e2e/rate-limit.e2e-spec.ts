@@ -83,20 +83,47 @@ describe.each(DB_KINDS)('rate limits on %s', (kind) => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(195);
   });
 
-  it('limits requests without a valid token per address, before looking the token up', async () => {
+  it('limits requests without a valid token per address, refusing before any lookup once over', async () => {
     const guarded = await startTestApp(
       kind,
       { RATE_LIMIT_TOKEN: '5/30s', RATE_LIMIT_ADDRESS: '3/30s' },
       t.db,
     );
-    const unknown = [generateToken(), generateToken(), generateToken(), generateToken()];
-    for (const token of unknown.slice(0, 3))
-      expect((await guarded.gql(SPACE, undefined, { token })).status).toBe(401);
-    guarded.recorder.queries.length = 0;
-    expectRateLimited(await guarded.gql(SPACE, undefined, { token: unknown[3] }), 30);
-    expectRateLimited(await guarded.gql(SPACE, undefined, { token: null }), 30);
-    expect(guarded.recorder.queries.filter((q) => /access_tokens/.test(q))).toEqual([]);
-    await guarded.app.close();
+    try {
+      const unknown = () => generateToken();
+      for (let i = 0; i < 3; i++)
+        expect((await guarded.gql(SPACE, undefined, { token: unknown() })).status).toBe(401);
+      expectRateLimited(await guarded.gql(SPACE, undefined, { token: unknown() }), 30);
+      guarded.recorder.queries.length = 0;
+      expectRateLimited(await guarded.gql(SPACE, undefined, { token: unknown() }), 30);
+      expectRateLimited(await guarded.gql(SPACE, undefined, { token: null }), 30);
+      expectRateLimited(await guarded.gql(SPACE, undefined, { token: 'malformed' }), 30);
+      expect(guarded.recorder.queries.filter((q) => /access_tokens/.test(q))).toEqual([]);
+    } finally {
+      await guarded.app.close();
+    }
+  });
+
+  it('does not let junk from a shared address starve a valid token', async () => {
+    const shared = await startTestApp(
+      kind,
+      { RATE_LIMIT_TOKEN: '50/30s', RATE_LIMIT_ADDRESS: '3/30s' },
+      t.db,
+    );
+    try {
+      const { token } = await shared.app.get(AccessTokensService).create('office');
+      expect((await shared.gql(SPACE, undefined, { token })).status).toBe(200);
+      for (let i = 0; i < 6; i++) await shared.gql(SPACE, undefined, { token: null });
+      expect((await shared.gql(SPACE, undefined, { token: null })).status).toBe(429);
+      await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the 1 s verified cache
+      for (let i = 0; i < 5; i++)
+        expect((await shared.gql(SPACE, undefined, { token })).status).toBe(200);
+      // A valid token this instance has never seen still waits out the block.
+      const { token: fresh } = await shared.app.get(AccessTokensService).create('new');
+      expect((await shared.gql(SPACE, undefined, { token: fresh })).status).toBe(429);
+    } finally {
+      await shared.app.close();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ export enum ErrorCode {
   INVALID_CURSOR = 'INVALID_CURSOR',
   QUEST_NOT_FOUND = 'QUEST_NOT_FOUND',
   INVALID_ARGUMENT = 'INVALID_ARGUMENT',
+  OPERATION_NOT_SUPPORTED = 'OPERATION_NOT_SUPPORTED',
   QUERY_TOO_DEEP = 'QUERY_TOO_DEEP',
   TOO_MANY_ALIASES = 'TOO_MANY_ALIASES',
   QUERY_TOO_COSTLY = 'QUERY_TOO_COSTLY',
@@ -70,6 +71,11 @@ export const ERROR_DEFINITIONS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
     message: 'Invalid argument',
     category: 'VALIDATION',
     httpStatus: 200,
+  },
+  [ErrorCode.OPERATION_NOT_SUPPORTED]: {
+    message: 'Operation not supported',
+    category: 'VALIDATION',
+    httpStatus: 400,
   },
   [ErrorCode.QUERY_TOO_DEEP]: {
     message: 'Query is too deep',

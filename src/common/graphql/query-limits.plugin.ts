@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, OperationTypeNode } from 'graphql';
 import { ERROR_DEFINITIONS, ErrorCode } from '../errors/error-code';
 import { analyzeOperation } from './query-analysis';
 
@@ -22,7 +22,8 @@ function refusal(code: ErrorCode, detail: string): GraphQLError {
 }
 
 /**
- * Refuses, with HTTP 400 and before any resolver or database work, an operation that is too deep,
+ * Refuses, with HTTP 400 and before any resolver or database work, an operation that is not a
+ * query, or is too deep,
  * has too many aliases or would cost too much (page sizes counted, variables resolved).
  */
 export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
@@ -33,6 +34,12 @@ export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
     return Promise.resolve({
       didResolveOperation({ document, operation, request }) {
         if (!operation) return Promise.resolve();
+        if (operation.operation !== OperationTypeNode.QUERY) {
+          throw refusal(
+            ErrorCode.OPERATION_NOT_SUPPORTED,
+            `the service answers queries only, not a ${operation.operation}`,
+          );
+        }
         const shape = analyzeOperation(document, operation, request.variables ?? {});
         if (shape.depth > limits.maxDepth) {
           throw refusal(
