@@ -7,24 +7,13 @@ import {
   hashToken,
   isWellFormedToken,
 } from './token-format';
+import { seededRandom } from '../common/seeded-random';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SHAPE = /^lpt_[0-9A-Za-z]{49}$/;
 
 function replaceAt(s: string, i: number, c: string): string {
   return s.slice(0, i) + c + s.slice(i + 1);
-}
-
-/** Small seeded PRNG (mulberry32) so randomized checks are reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('token format', () => {
@@ -78,7 +67,7 @@ describe('token format', () => {
     });
 
     it('rejects single-character changes in many random tokens (seeded positions)', () => {
-      const rand = mulberry32(7);
+      const rand = seededRandom(7);
       for (let n = 0; n < 300; n++) {
         const t = generateToken();
         const i = 4 + Math.floor(rand() * 49);

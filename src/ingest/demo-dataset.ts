@@ -1,3 +1,4 @@
+import { seededRandom } from '../common/seeded-random';
 import { QuestStatus } from '../quests/quest-status.enum';
 
 export interface DemoOptions {
@@ -49,18 +50,6 @@ const NAMES = [
   'vega',
 ];
 
-/** A small, fast, seeded PRNG (mulberry32), so a demo is the same every time. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function iso(millis: number): string {
   return new Date(millis).toISOString();
 }
@@ -71,7 +60,7 @@ function iso(millis: number): string {
  * have many ties on points and some on time as well. A few deductions are included.
  */
 export function* demoRecords(options: DemoOptions): Generator<Record<string, unknown>> {
-  const rand = random(options.seed ?? 42);
+  const rand = seededRandom(options.seed ?? 42);
   const now = Math.floor((options.now ?? Date.now()) / 3_600_000) * 3_600_000;
   const start = now - 42 * DAY;
   for (const space of SPACES) {

@@ -6,6 +6,7 @@ import {
   parseRecord,
   parseRecordLine,
 } from './ingest-record';
+import { seededRandom } from '../common/seeded-random';
 
 function ok(result: ParseResult): IngestRecord {
   if (!result.ok)
@@ -33,18 +34,6 @@ const POINTS = {
   points: 10,
   occurredAt: T0,
 };
-
-/** Small seeded PRNG (mulberry32) so randomized checks are reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('parseIsoTime', () => {
   it.each([
@@ -89,7 +78,7 @@ describe('parseIsoTime', () => {
   });
 
   it('agrees with Date.parse on random valid instants from 1970 to 2200 (seeded)', () => {
-    const rand = mulberry32(2026);
+    const rand = seededRandom(2026);
     const pad = (n: number, w = 2) => String(n).padStart(w, '0');
     for (let i = 0; i < 2000; i++) {
       const ms = Math.floor(rand() * Date.UTC(2200, 0, 1));

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { CursorCodec } from './cursor-codec';
 import type { BoardRef, RankKey } from './ranking';
+import { seededRandom } from '../common/seeded-random';
 
 const SECRET = Buffer.from('0123456789abcdef0123456789abcdef');
 const OTHER_SECRET = Buffer.from('fedcba9876543210fedcba9876543210');
@@ -26,18 +27,6 @@ function otherChar(c: string): string {
 
 function replaceAt(s: string, i: number, c: string): string {
   return s.slice(0, i) + c + s.slice(i + 1);
-}
-
-/** Small seeded PRNG (mulberry32) so randomized checks are reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('CursorCodec', () => {
@@ -100,7 +89,7 @@ describe('CursorCodec', () => {
     });
 
     it('round-trips random keys (seeded)', () => {
-      const rand = mulberry32(42);
+      const rand = seededRandom(42);
       for (let i = 0; i < 300; i++) {
         const len = Math.floor(rand() * 20);
         let addressKey = '';

@@ -1,16 +1,5 @@
 import { ALL_TIME_SPRINT_ID, RankKey, compareRankKeys } from './ranking';
-
-/** Small seeded PRNG (mulberry32) so randomized checks are reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../common/seeded-random';
 
 /** Reference: compares strings UTF-16 code unit by code unit, shorter prefix first. */
 function compareCodeUnits(a: string, b: string): number {
@@ -105,7 +94,7 @@ describe('compareRankKeys', () => {
   });
 
   it('is antisymmetric and agrees with the reference on random pairs (seeded)', () => {
-    const rand = mulberry32(99);
+    const rand = seededRandom(99);
     const alphabet = ['a', 'b', 'A', '_', '0', 'é', '\u{1F600}', '\uFFFF'];
     const randomKey = (): RankKey => ({
       points: Math.floor(rand() * 5) - 1,
@@ -127,7 +116,7 @@ describe('compareRankKeys', () => {
   });
 
   it('sorts random boards in the same order as the reference sort (seeded)', () => {
-    const rand = mulberry32(12345);
+    const rand = seededRandom(12345);
     const alphabet = 'abcxyzABC_09é😀';
     for (let round = 0; round < 50; round++) {
       const keys: RankKey[] = [];
