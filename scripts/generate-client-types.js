@@ -60,10 +60,23 @@ function generate(sdl) {
         out.push(`  ${field.name}: ${tsType(field.type)};`);
       }
       out.push('}', '');
+      for (const field of isObjectType(type) ? Object.values(type.getFields()) : []) {
+        if (field.args.length === 0) continue;
+        const argsName = `Gql${name}${field.name[0].toUpperCase()}${field.name.slice(1)}Args`;
+        out.push(`export interface ${argsName} {`);
+        for (const arg of field.args) {
+          const optional = isNonNullType(arg.type) ? '' : '?';
+          out.push(`  ${arg.name}${optional}: ${tsType(arg.type)};`);
+        }
+        out.push('}', '');
+      }
     }
   }
   return out.join('\n');
 }
+
+module.exports = { generate };
+if (require.main !== module) return;
 
 const root = join(__dirname, '..');
 const target = join(root, 'src', 'client', 'schema-types.generated.ts');
@@ -76,4 +89,3 @@ if (process.argv.includes('--check')) {
 } else {
   writeFileSync(target, generated);
 }
-module.exports = { generate };

@@ -18,16 +18,39 @@ Commands:
         otherwise (or with --walk) pages through the board, giving up after --max-pages
         (default 100). Exit code 3 when the address is not found.
   export --space ID [--sprint ID] [--format csv|ndjson] [--out FILE] [--resume-from CURSOR]
-        a whole board in rank order (rank, address, username, points), with a progress line on
-        stderr. Interrupted (Ctrl-C or an error), it prints the cursor to resume from; run again
-        with --resume-from CURSOR and the same --out to append the rest.
+        a whole board in rank order (rank, address, username, points), each address once, with
+        a progress line on stderr. Interrupted (Ctrl-C, an error), it prints the cursor to resume
+        from: run again with --resume-from CURSOR and the same --out to append exactly the rest.
+        A resume cursor that is no longer valid is an error, never a silent restart.
 
 Options for every command:
   --page-delay MS   pause between pages (default: 200-500 ms, as SPEC.md asks)
   --help            this text`;
 
 class UsageError extends Error {}
+
+const COMMON = ['--page-delay'];
+const KNOWN_OPTIONS: Record<string, string[]> = {
+  top: ['--space', '--sprint', '--limit', ...COMMON],
+  'find-rank': ['--space', '--address', '--sprint', '--max-pages', '--walk', ...COMMON],
+  export: ['--space', '--sprint', '--format', '--out', '--resume-from', ...COMMON],
+};
+/** Options that take no value. */
+const FLAGS = new Set(['--walk']);
+
 const note = (text: string) => process.stderr.write(`${text}\n`);
+
+function checkOptions(command: string, args: string[]): void {
+  const known = KNOWN_OPTIONS[command];
+  if (!known) return;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" (see --help)`);
+    if (!known.includes(arg))
+      throw new UsageError(`unknown option ${arg} for ${command} (see --help)`);
+    if (!FLAGS.has(arg)) i++;
+  }
+}
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -50,7 +73,9 @@ function int(args: string[], name: string, required = false): number | undefined
 }
 
 function csvField(value: string | number): string {
-  const text = String(value);
+  let text = String(value);
+  // A cell starting like a formula would run as one in a spreadsheet (CSV injection).
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -79,38 +104,56 @@ async function exportBoard(
   const sink: Writable = out
     ? createWriteStream(out, { flags: resumeFrom ? 'a' : 'w' })
     : process.stdout;
-  if (kind === 'csv' && !resumeFrom) sink.write('rank,address,username,points\n');
+  let sinkError: Error | undefined;
+  sink.on('error', (error: Error) => (sinkError ??= error));
+  const writable = () => {
+    if (sinkError) throw new Error(`cannot write the output: ${sinkError.message}`);
+  };
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        sink.off('drain', done);
+        sink.off('error', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      sink.once('drain', done);
+      sink.once('error', done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  const interactive = process.stderr.isTTY === true;
   let cursor = resumeFrom;
   let written = 0;
   try {
+    if (kind === 'csv' && !resumeFrom) sink.write('rank,address,username,points\n');
     const board = client.leaderboard(spaceId, {
       sprintId: int(args, '--sprint') ?? null,
       after: resumeFrom,
       signal,
       onProgress: (p) => {
-        process.stderr.write(
-          `\rexported ${p.entries} of ${p.totalCount} (${p.pages} pages${p.retries ? `, ${p.retries} retries` : ''})   `,
-        );
+        if (interactive)
+          process.stderr.write(`\rexported ${written} of ${p.totalCount} (${p.pages} pages)   `);
       },
     });
     for await (const page of board.pages()) {
       for (const entry of page.list) {
-        if (!sink.write(`${format(entry, kind)}\n`))
-          await new Promise((resolve) => sink.once('drain', resolve));
+        writable();
+        if (!sink.write(`${format(entry, kind)}\n`)) await drained();
         written++;
       }
+      writable();
       cursor = page.pageInfo.endCursor ?? cursor;
     }
-    process.stderr.write('\n');
+    if (interactive) process.stderr.write('\n');
     note(`Exported ${written} entries.`);
     return 0;
   } catch (error) {
-    process.stderr.write('\n');
+    if (interactive) process.stderr.write('\n');
     note(`Stopped after ${written} entries: ${(error as Error).message}`);
     if (cursor) note(`Resume with: --resume-from ${cursor}`);
     return 1;
   } finally {
-    if (sink !== process.stdout) await new Promise((resolve) => sink.end(resolve));
+    if (sink !== process.stdout && !sinkError) await new Promise((resolve) => sink.end(resolve));
   }
 }
 
@@ -120,8 +163,10 @@ async function run(args: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (args.includes('--token'))
+  if (args.some((arg) => arg === '--token' || arg.startsWith('--token='))) {
     throw new UsageError('pass the token in LOYALTY_TOKEN, not on the command line');
+  }
+  checkOptions(command, rest);
   const token = process.env.LOYALTY_TOKEN;
   if (!token)
     throw new UsageError(
@@ -136,13 +181,14 @@ async function run(args: string[]): Promise<number> {
   });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
+  process.stdout.on('error', () => controller.abort()); // a closed pipe (| head) ends the command
   const signal = controller.signal;
   switch (command) {
     case 'top': {
-      const limit = int(rest, '--limit') ?? 10;
+      const limit = Math.min(Math.max(int(rest, '--limit') ?? 10, 1), 1000);
       const page = await client.page(int(rest, '--space', true), {
         sprintId: int(rest, '--sprint') ?? null,
-        pageSize: Math.min(Math.max(limit, 1), 1000),
+        pageSize: limit,
         signal,
       });
       for (const entry of page.list.slice(0, limit)) {
@@ -155,9 +201,11 @@ async function run(args: string[]): Promise<number> {
     case 'find-rank': {
       const address = option(rest, '--address');
       if (!address) throw new UsageError('--address is required');
+      const maxPages = int(rest, '--max-pages');
+      if (maxPages === 0) throw new UsageError('--max-pages must be at least 1');
       const result = await client.findRank(int(rest, '--space', true), address, {
         sprintId: int(rest, '--sprint') ?? null,
-        maxPages: int(rest, '--max-pages'),
+        maxPages,
         useExtension: !rest.includes('--walk'),
         signal,
       });

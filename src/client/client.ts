@@ -2,9 +2,15 @@ import { LoyaltyApiError } from './errors';
 import type {
   GqlAddress,
   GqlLoyaltyPointsRank,
+  GqlLoyaltyPointsRanks,
   GqlPageInfo,
+  GqlQuery,
+  GqlQueryQuestArgs,
+  GqlQuerySpaceArgs,
   GqlQuest,
   GqlSpace,
+  GqlSpaceAddressLoyaltyPointsArgs,
+  GqlSpaceLoyaltyPointsRanksArgs,
 } from './schema-types.generated';
 
 /*
@@ -19,11 +25,14 @@ export type Quest = Pick<GqlQuest, 'name' | 'status' | 'participantsCount'> &
   Partial<Pick<GqlQuest, 'id' | 'type' | 'startTime' | 'endTime' | 'cap'>>;
 export type Address = Pick<GqlAddress, 'address' | 'username' | 'avatar'>;
 export type Entry = Pick<GqlLoyaltyPointsRank, 'rank' | 'points'> & { address: Address | null };
-export interface Page {
-  totalCount: number;
+/** A page as the client asks for it: every field name is checked against schema.gql's types. */
+export type Page = Omit<
+  Pick<GqlLoyaltyPointsRanks, 'totalCount' | 'pageInfo' | 'list'>,
+  'pageInfo' | 'list'
+> & {
   pageInfo: Pick<GqlPageInfo, 'hasNextPage' | 'endCursor'>;
   list: Entry[];
-}
+};
 
 export interface RetryOptions {
   /** Retries of one request after 429, 503 or a network error. Default 5. */
@@ -133,7 +142,6 @@ export class LoyaltyClient {
   private readonly retry: RetryOptions;
   private readonly fetchImpl: typeof fetch;
   private extension: boolean | undefined;
-  private retries = 0;
 
   constructor(private readonly options: ClientOptions) {
     this.url = options.baseUrl.replace(/\/+$/, '').replace(/\/query$/, '') + '/query';
@@ -142,36 +150,41 @@ export class LoyaltyClient {
   }
 
   async space(id: number, options: CallOptions = {}): Promise<Space> {
-    const data = await this.query<{ space: Space }>(SPACE_QUERY, { id }, options, true);
-    return data.space;
-  }
-
-  async quest(id: string, options: CallOptions = {}): Promise<Quest> {
-    const data = await this.query<{ quest: Quest }>(QUEST_QUERY, { id }, options, true);
-    return data.quest;
-  }
-
-  /** One page of a board, after `after` (null: the first page). */
-  async page(spaceId: number, options: WalkOptions = {}): Promise<Page> {
-    const variables = {
-      spaceId,
-      sprintId: options.sprintId ?? null,
-      after: options.after ?? null,
-      first: options.pageSize ?? null,
-    };
-    const data = await this.query<{ space: { loyaltyPointsRanks: Page } }>(
-      PAGE_QUERY,
-      variables,
+    const variables: GqlQuerySpaceArgs = { id };
+    const data = await this.query<Pick<GqlQuery, 'space'>>(
+      SPACE_QUERY,
+      { ...variables },
       options,
       true,
     );
-    return data.space.loyaltyPointsRanks;
+    return required(data.space, 'space');
+  }
+
+  async quest(id: string, options: CallOptions = {}): Promise<Quest> {
+    const variables: GqlQueryQuestArgs = { id };
+    const data = await this.query<Pick<GqlQuery, 'quest'>>(
+      QUEST_QUERY,
+      { ...variables },
+      options,
+      true,
+    );
+    return required(data.quest, 'quest');
+  }
+
+  /** One page of a board, after `after` (null: the first page). Served from the cache when fresh. */
+  page(spaceId: number, options: WalkOptions = {}): Promise<Page> {
+    return this.fetchPage(spaceId, options, options.after ?? null, true);
   }
 
   /**
-   * A whole board, page by page with the etiquette's pause between pages; iterate it for
-   * entries, or call `.pages()` for pages. An `Invalid cursor` restarts the walk from the first
-   * page once (entries already delivered are not delivered again); a cursor seen twice stops it.
+   * A whole board, page by page with the etiquette's pause between pages; iterate it for entries,
+   * or call `.pages()` for pages. Every address is delivered once, in rank order as the server
+   * answers. Walks always read fresh pages (the cache is for repeated single reads).
+   *
+   * `Invalid cursor` mid-walk (the service's secret changed, say) restarts from the first page
+   * once, skipping addresses already delivered. A caller's own `after` (a resume) is never
+   * restarted: an invalid one is thrown, since starting over would repeat everything already
+   * saved. A cursor seen twice, or an empty page that claims a next one, stops the walk.
    */
   leaderboard(
     spaceId: number,
@@ -181,14 +194,7 @@ export class LoyaltyClient {
     return {
       pages,
       async *[Symbol.asyncIterator]() {
-        let delivered = 0;
-        for await (const page of pages()) {
-          for (const entry of page.list) {
-            if (entry.rank <= delivered) continue;
-            delivered = entry.rank;
-            yield entry;
-          }
-        }
+        for await (const page of pages()) yield* page.list;
       },
     };
   }
@@ -201,14 +207,19 @@ export class LoyaltyClient {
   ): Promise<FindRankResult> {
     if (options.useExtension !== false && this.extension !== false) {
       try {
-        const data = await this.query<{ space: { addressLoyaltyPoints: Entry | null } }>(
+        const args: Pick<GqlSpaceAddressLoyaltyPointsArgs, 'address' | 'sprintId'> = {
+          address,
+          sprintId: options.sprintId ?? null,
+        };
+        const space: GqlQuerySpaceArgs['id'] = spaceId;
+        const data = await this.query<{ space: { addressLoyaltyPoints: Entry | null } | null }>(
           ADDRESS_QUERY,
-          { spaceId, address, sprintId: options.sprintId ?? null },
+          { spaceId: space, address: args.address, sprintId: args.sprintId },
           options,
           true,
         );
         this.extension = true;
-        const entry = data.space.addressLoyaltyPoints;
+        const entry = required(data.space, 'space').addressLoyaltyPoints;
         return entry
           ? { found: true, entry, pages: 0, via: 'extension' }
           : { found: false, reason: 'not-on-board', pages: 0, via: 'extension' };
@@ -220,8 +231,10 @@ export class LoyaltyClient {
       }
     }
     const wanted = address.toLowerCase();
-    const maxPages =
-      options.maxPages ?? this.options.maxSearchPages ?? (this.options.interactive ? 20 : 100);
+    const maxPages = Math.max(
+      1,
+      options.maxPages ?? this.options.maxSearchPages ?? (this.options.interactive ? 20 : 100),
+    );
     let pages = 0;
     for await (const page of this.walk(spaceId, { ...options, after: null })) {
       pages++;
@@ -233,50 +246,98 @@ export class LoyaltyClient {
     return { found: false, reason: 'not-on-board', pages, via: 'walk' };
   }
 
+  private async fetchPage(
+    spaceId: number,
+    options: WalkOptions,
+    after: string | null,
+    cacheable: boolean,
+  ): Promise<Page> {
+    // Typed by the generated argument types: renaming an argument in schema.gql breaks this build.
+    const space: GqlQuerySpaceArgs['id'] = spaceId;
+    const args: Pick<GqlSpaceLoyaltyPointsRanksArgs, 'sprintId' | 'cursorAfter' | 'first'> = {
+      sprintId: options.sprintId ?? null,
+      cursorAfter: after,
+      first: options.pageSize ?? null,
+    };
+    const variables = {
+      spaceId: space,
+      sprintId: args.sprintId,
+      after: args.cursorAfter,
+      first: args.first,
+    };
+    const data = await this.query<{ space: { loyaltyPointsRanks: Page | null } | null }>(
+      PAGE_QUERY,
+      variables,
+      options,
+      cacheable,
+    );
+    const page = required(required(data.space, 'space').loyaltyPointsRanks, 'loyaltyPointsRanks');
+    if (!Array.isArray(page.list) || typeof page.pageInfo?.hasNextPage !== 'boolean') {
+      throw new LoyaltyApiError('BAD_RESPONSE', 'The server sent a page without list or pageInfo');
+    }
+    return page;
+  }
+
   private async *walk(spaceId: number, options: WalkOptions): AsyncGenerator<Page> {
     const [minDelay, maxDelay] = this.options.pageDelayMs ?? [200, 500];
+    const resumed = options.after ?? null;
     const progress: Progress = {
       pages: 0,
       entries: 0,
       totalCount: 0,
-      cursor: options.after ?? null,
+      cursor: resumed,
       retries: 0,
       restarted: false,
     };
-    const seen = new Set<string>();
-    const retriesBefore = this.retries;
-    let cursor = options.after ?? null;
+    const delivered = new Set<string>();
+    let seen = new Set<string>();
+    let cursor = resumed;
     for (;;) {
       let page: Page;
+      const retriesBefore = this.retryCount;
       try {
-        page = await this.page(spaceId, { ...options, after: cursor });
+        page = await this.fetchPage(spaceId, options, cursor, false);
       } catch (error) {
         if (
           error instanceof LoyaltyApiError &&
           error.code === 'INVALID_CURSOR' &&
+          cursor !== resumed &&
           !progress.restarted
         ) {
           progress.restarted = true;
-          cursor = null;
-          seen.clear();
+          cursor = resumed;
+          seen = new Set();
           continue;
         }
         throw error;
       }
-      progress.pages++;
-      progress.entries += page.list.length;
-      progress.totalCount = page.totalCount;
-      progress.cursor = page.pageInfo.endCursor ?? progress.cursor;
-      progress.retries = this.retries - retriesBefore;
-      options.onProgress?.({ ...progress });
-      yield page;
-      if (!page.pageInfo.hasNextPage) return;
+      progress.retries += this.retryCount - retriesBefore;
+      const fresh = page.list.filter((entry) => {
+        const key = (entry.address?.address ?? `#${entry.rank}`).toLowerCase();
+        if (delivered.has(key)) return false;
+        delivered.add(key);
+        return true;
+      });
       const next = page.pageInfo.endCursor;
+      yield { ...page, list: fresh };
+      // Counted once the caller has the page: a saved cursor never skips an unsaved page.
+      progress.pages++;
+      progress.entries += fresh.length;
+      progress.totalCount = page.totalCount;
+      progress.cursor = next ?? progress.cursor;
+      options.onProgress?.({ ...progress });
+      if (!page.pageInfo.hasNextPage) return;
       if (!next)
         throw new LoyaltyApiError(
           'MISSING_CURSOR',
           'The server said there is a next page but sent no endCursor',
         );
+      if (page.list.length === 0) {
+        throw new LoyaltyApiError(
+          'BAD_RESPONSE',
+          'The server sent an empty page that claims a next one: stopping instead of looping',
+        );
+      }
       if (seen.has(next) || next === cursor) {
         throw new LoyaltyApiError(
           'REPEATED_CURSOR',
@@ -290,22 +351,25 @@ export class LoyaltyClient {
     }
   }
 
+  private retryCount = 0;
+
   private async query<T>(
     query: string,
     variables: Record<string, unknown>,
     options: CallOptions,
     cacheable: boolean,
   ): Promise<T> {
+    if (options.signal?.aborted) throw new LoyaltyApiError('ABORTED', 'Aborted');
     const key = cacheable ? `${query}\u0000${JSON.stringify(variables)}` : '';
     const ttl = this.options.cacheTtlMs ?? 45_000;
     const cached = cacheable && ttl > 0 ? this.cache.get(key) : undefined;
-    if (cached && cached.until > Date.now()) return cached.value as T;
+    if (cached && cached.until > Date.now()) return structuredClone(cached.value) as T;
     for (let attempt = 0; ; attempt++) {
       try {
         const value = await this.send<T>(query, variables, options.signal);
         if (cacheable && ttl > 0) {
           if (this.cache.size > 1000) this.cache.clear();
-          this.cache.set(key, { until: Date.now() + ttl, value });
+          this.cache.set(key, { until: Date.now() + ttl, value: structuredClone(value) });
         }
         return value;
       } catch (error) {
@@ -315,12 +379,14 @@ export class LoyaltyClient {
           attempt >= this.retry.maxRetries
         )
           throw error;
+        const retryAfter = error.details.retryAfterMs;
+        // The server's Retry-After is honoured in full; one longer than we may wait is an answer.
+        if (retryAfter !== undefined && retryAfter > this.retry.maxDelayMs) throw error;
         const backoff =
           Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt) *
           (0.5 + Math.random() / 2);
-        const retryAfter = error.details.retryAfterMs ?? 0;
-        const wait = Math.min(this.retry.maxDelayMs, Math.max(backoff, retryAfter));
-        this.retries++;
+        const wait = Math.max(backoff, (retryAfter ?? 0) + Math.random() * 250);
+        this.retryCount++;
         this.options.onRetry?.(error, wait);
         await sleep(wait, options.signal);
       }
@@ -333,6 +399,12 @@ export class LoyaltyClient {
     signal?: AbortSignal,
   ): Promise<T> {
     let response: Response;
+    let body:
+      | {
+          data?: T | null;
+          errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+        }
+      | undefined;
     try {
       response = await this.fetchImpl(this.url, {
         method: 'POST',
@@ -340,6 +412,12 @@ export class LoyaltyClient {
         body: JSON.stringify({ query, variables }),
         signal,
       });
+      const text = await response.text();
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        body = undefined;
+      }
     } catch (error) {
       if (signal?.aborted) throw new LoyaltyApiError('ABORTED', 'Aborted');
       throw new LoyaltyApiError(
@@ -347,43 +425,55 @@ export class LoyaltyClient {
         `Cannot reach ${this.url}: ${(error as Error).message}`,
       );
     }
-    const retryAfter = Number(response.headers.get('retry-after'));
-    let body: {
-      data?: T | null;
-      errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
-    };
-    try {
-      body = (await response.json()) as typeof body;
-    } catch {
-      throw new LoyaltyApiError(
-        'BAD_RESPONSE',
-        `The server answered ${response.status} without JSON`,
-        { httpStatus: response.status },
-      );
-    }
-    const first = body.errors?.[0];
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    const first = body?.errors?.[0];
     if (first) {
       const extensions = first.extensions ?? {};
       throw new LoyaltyApiError(
-        typeof extensions.code === 'string' ? extensions.code : 'BAD_RESPONSE',
+        typeof extensions.code === 'string' ? extensions.code : statusCode(response.status),
         first.message,
         {
           httpStatus: response.status,
           category: extensions.category as string | undefined,
           requestId: extensions.request_id as string | undefined,
-          ...(Number.isFinite(retryAfter) && retryAfter > 0
-            ? { retryAfterMs: retryAfter * 1000 }
-            : {}),
+          retryAfterMs,
         },
       );
     }
-    if (!body.data)
+    if (!response.ok || !body?.data) {
+      // A proxy's page, an empty 429: classified by the HTTP status alone.
       throw new LoyaltyApiError(
-        'BAD_RESPONSE',
-        `The server answered ${response.status} without data`,
+        statusCode(response.status),
+        `The server answered ${response.status} without a GraphQL result`,
+        {
+          httpStatus: response.status,
+          retryAfterMs,
+        },
       );
+    }
     return body.data;
   }
+}
+
+function required<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined)
+    throw new LoyaltyApiError('BAD_RESPONSE', `The server sent no ${what} and no error`);
+  return value;
+}
+
+/** What an HTTP status alone says, for answers without a GraphQL error. */
+function statusCode(status: number): string {
+  if (status === 429) return 'RATE_LIMIT_EXCEEDED';
+  if (status === 502 || status === 503 || status === 504) return 'SERVICE_UNAVAILABLE';
+  return 'BAD_RESPONSE';
+}
+
+/** Retry-After in seconds or as an HTTP date, in milliseconds from now. */
+function parseRetryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 export function createClient(options: ClientOptions): LoyaltyClient {

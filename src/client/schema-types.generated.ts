@@ -40,6 +40,20 @@ export interface GqlQuery {
   spaceLoyaltyPointsRanks: GqlLoyaltyPointsRanks | null;
 }
 
+export interface GqlQueryQuestArgs {
+  id: string;
+}
+
+export interface GqlQuerySpaceArgs {
+  id: number;
+}
+
+export interface GqlQuerySpaceLoyaltyPointsRanksArgs {
+  cursorAfter?: string | null;
+  spaceId: number;
+  sprintId?: number | null;
+}
+
 export interface GqlQuest {
   cap: number | null;
   endTime: string | null;
@@ -60,6 +74,19 @@ export interface GqlSpace {
   loyaltyPointsRanks: GqlLoyaltyPointsRanks | null;
   name: string;
   sprints: Array<GqlSprint>;
+}
+
+export interface GqlSpaceAddressLoyaltyPointsArgs {
+  address: string;
+  sprintId?: number | null;
+}
+
+export interface GqlSpaceLoyaltyPointsRanksArgs {
+  after?: string | null;
+  cursorAfter?: string | null;
+  cursorBefore?: string | null;
+  first?: number | null;
+  sprintId?: number | null;
 }
 
 export interface GqlSprint {

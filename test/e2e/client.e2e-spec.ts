@@ -267,6 +267,107 @@ describe('the TypeScript client against the real service', () => {
     await expect(walk()).rejects.toMatchObject({ code: 'ABORTED' });
   });
 
+  it('never repeats an entry through .pages() after a restart, even with the cache on', async () => {
+    const client = createClient({
+      baseUrl: t.url,
+      token: t.token,
+      pageDelayMs: [0, 0],
+      fetch: tampering({ cursorAt: [4] }),
+    });
+    const rows: string[] = [];
+    for await (const page of client.leaderboard(1).pages()) {
+      rows.push(
+        ...page.list.map((e) => `${e.rank}:${e.address?.address.toLowerCase()}:${e.points}`),
+      );
+    }
+    expect(rows).toEqual(expected);
+  });
+
+  it('delivers every address once while the board moves under the walk', async () => {
+    await t.load([
+      { type: 'space', id: 2, name: 'Moving' },
+      ...Array.from({ length: 120 }, (_, i) => ({
+        type: 'points',
+        key: `m${i}`,
+        spaceId: 2,
+        address: `0xM${i}`,
+        points: 1000 - i,
+        occurredAt: '2026-01-01T00:00:00Z',
+      })),
+    ]);
+    const delivered: string[] = [];
+    let pages = 0;
+    for await (const page of clientFor(t).leaderboard(2).pages()) {
+      delivered.push(...page.list.map((e) => e.address!.address.toLowerCase()));
+      if (++pages === 1) {
+        // Rank 5 drops off the board after page 1: everyone below moves up one place.
+        await t.load([
+          {
+            type: 'points',
+            key: 'm-drop',
+            spaceId: 2,
+            address: '0xM4',
+            points: -100_000,
+            occurredAt: '2026-01-02T00:00:00Z',
+          },
+        ]);
+      }
+    }
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect(delivered.sort()).toEqual(Array.from({ length: 120 }, (_, i) => `0xm${i}`).sort());
+  });
+
+  it('waits 200-500 ms between pages by default', async () => {
+    const times: number[] = [];
+    const timing = (async (url: string | URL | Request, init?: RequestInit) => {
+      times.push(Date.now());
+      return fetch(url, init);
+    }) as typeof fetch;
+    const client = createClient({ baseUrl: t.url, token: t.token, fetch: timing });
+    let pages = 0;
+    for await (const page of client.leaderboard(1).pages()) if (++pages === 4 || !page) break;
+    const gaps = times.slice(1).map((time, i) => time - times[i]);
+    expect(gaps).toHaveLength(3);
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(195);
+      expect(gap).toBeLessThan(700);
+    }
+  });
+
+  it('gives up at once when Retry-After is longer than it may wait, and retries a 503 without a GraphQL body', async () => {
+    const limited = await startTestApp('sqlite', { RATE_LIMIT_TOKEN: '2/30s' }, db);
+    try {
+      const client = clientFor(limited, { retry: { maxDelayMs: 2_000 } });
+      await client.space(1);
+      await client.space(1);
+      const started = Date.now();
+      await expect(client.space(1)).rejects.toMatchObject({
+        code: 'RATE_LIMIT_EXCEEDED',
+        details: { httpStatus: 429 },
+      });
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await limited.app.close();
+    }
+    let calls = 0;
+    const flaky = (async (url: string | URL | Request, init?: RequestInit) => {
+      if (++calls <= 2)
+        return new Response('<html>Bad gateway</html>', {
+          status: 503,
+          headers: { 'retry-after': '0' },
+        });
+      return fetch(url, init);
+    }) as typeof fetch;
+    const retried: string[] = [];
+    const client = clientFor(t, {
+      fetch: flaky,
+      retry: { baseDelayMs: 10 },
+      onRetry: (error) => retried.push(error.code),
+    });
+    await expect(client.space(1)).resolves.toMatchObject({ name: 'Client space' });
+    expect(retried).toEqual(['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
+  });
+
   describe('command line', () => {
     const cli = (args: string[], env: Record<string, string> = {}) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -327,6 +428,70 @@ describe('the TypeScript client against the real service', () => {
       expect((await cli(['top', '--space', '1'], { LOYALTY_TOKEN: '' })).stderr).toContain(
         'LOYALTY_TOKEN',
       );
+    });
+
+    it('resumes an export with exactly the rest, and refuses an invalid resume cursor', async () => {
+      let cursor: string | null = null;
+      let pages = 0;
+      for await (const page of clientFor(t).leaderboard(1).pages()) {
+        cursor = page.pageInfo.endCursor;
+        if (++pages === 3) break;
+      }
+      const out = join(mkdtempSync(join(tmpdir(), 'resume-')), 'rest.ndjson');
+      const rest = await cli([
+        'export',
+        '--space',
+        '1',
+        '--format',
+        'ndjson',
+        '--out',
+        out,
+        '--resume-from',
+        cursor!,
+        '--page-delay',
+        '0',
+      ]);
+      expect(rest.code).toBe(0);
+      const rows = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { rank: number });
+      expect(rows.map((r) => r.rank)).toEqual(
+        Array.from({ length: expected.length - 150 }, (_, i) => 151 + i),
+      );
+      const bad = await cli([
+        'export',
+        '--space',
+        '1',
+        '--out',
+        out,
+        '--resume-from',
+        `${cursor}x`,
+        '--page-delay',
+        '0',
+      ]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('Invalid cursor');
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(expected.length - 150);
+    });
+
+    it('quotes CSV cells and defuses spreadsheet formulas', async () => {
+      await t.load([
+        { type: 'space', id: 3, name: 'Names' },
+        { type: 'profile', address: '0xQ1', username: '=HYPERLINK("x"),"boom"' },
+        {
+          type: 'points',
+          key: 'q1',
+          spaceId: 3,
+          address: '0xQ1',
+          points: 5,
+          occurredAt: '2026-01-01T00:00:00Z',
+        },
+      ]);
+      const csv = await cli(['export', '--space', '3', '--page-delay', '0']);
+      expect(csv.stdout.trim().split('\n')[1]).toBe('1,0xQ1,"\'=HYPERLINK(""x""),""boom""",5');
+      expect((await cli(['top', '--space', '1', '--limt', '2'])).code).toBe(2);
+      expect((await cli(['top', '--space', '1', '--token=secret'])).code).toBe(2);
     });
 
     it('finds a rank and shows the top', async () => {
