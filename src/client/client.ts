@@ -66,6 +66,8 @@ export interface ClientOptions {
   /** Tighter search bound (20 pages) for user-facing lookups. */
   interactive?: boolean;
   retry?: Partial<RetryOptions>;
+  /** One request may take this long before it counts as a network error (and is retried). Default 30 s. */
+  requestTimeoutMs?: number;
   /** Another fetch (tests, proxies). */
   fetch?: typeof fetch;
   /** Called on every retry, with the error and the wait chosen. */
@@ -406,11 +408,12 @@ export class LoyaltyClient {
         }
       | undefined;
     try {
+      const timeout = AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000);
       response = await this.fetchImpl(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'access-token': this.options.token },
         body: JSON.stringify({ query, variables }),
-        signal,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       const text = await response.text();
       try {

@@ -50,6 +50,11 @@ const PAGE_HEADERS = {
   'referrer-policy': 'same-origin',
 };
 
+const ASSETS: Record<string, { type: string; body: string }> = {
+  'dashboard.css': { type: 'text/css; charset=utf-8', body: DASHBOARD_CSS },
+  'dashboard.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
+};
+
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 /** A query-string value as one string: a repeated parameter is not a second value. */
 const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
@@ -78,20 +83,11 @@ export class DashboardController {
     return reply.redirect(session ? '/dashboard/settings' : '/dashboard/sign-in', 303);
   }
 
-  @Get('assets/dashboard.css')
-  css(@Res() reply: FastifyReply): FastifyReply {
-    return reply
-      .type('text/css; charset=utf-8')
-      .header('cache-control', 'public, max-age=3600')
-      .send(DASHBOARD_CSS);
-  }
-
-  @Get('assets/dashboard.js')
-  js(@Res() reply: FastifyReply): FastifyReply {
-    return reply
-      .type('text/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=3600')
-      .send(DASHBOARD_JS);
+  @Get('assets/:file')
+  asset(@Res() reply: FastifyReply, @Param('file') file: string): FastifyReply {
+    const asset = ASSETS[file];
+    if (!asset) return reply.code(404).type('text/plain').send('Not found');
+    return reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body);
   }
 
   @Get('sign-in')

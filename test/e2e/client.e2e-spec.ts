@@ -368,6 +368,27 @@ describe('the TypeScript client against the real service', () => {
     expect(retried).toEqual(['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
   });
 
+  it('times a request out instead of waiting on a server that never answers', async () => {
+    let calls = 0;
+    const silent = ((_url: string | URL | Request, init?: RequestInit) => {
+      calls++;
+      return new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () =>
+          reject(new Error('The operation was aborted')),
+        );
+      });
+    }) as typeof fetch;
+    const client = clientFor(t, {
+      fetch: silent,
+      requestTimeoutMs: 100,
+      retry: { maxRetries: 1, baseDelayMs: 10 },
+    });
+    const started = Date.now();
+    await expect(client.space(1)).rejects.toMatchObject({ code: 'NETWORK_ERROR' });
+    expect(calls).toBe(2);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   describe('command line', () => {
     const cli = (args: string[], env: Record<string, string> = {}) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
