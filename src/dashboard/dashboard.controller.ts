@@ -62,9 +62,6 @@ const param = (value: unknown) => (typeof value === 'string' ? value : undefined
 /** The dashboard: server-rendered pages over the same services as /query. */
 @Controller('dashboard')
 export class DashboardController {
-  /** Accounts (per address, or everywhere) over their failure budget, until when. */
-  private readonly lockedOut = new Map<string, number>();
-
   constructor(
     private readonly auth: DashboardAuth,
     private readonly admins: AdminsService,
@@ -139,20 +136,15 @@ export class DashboardController {
     if (addressDecision && !addressDecision.allowed)
       return tooManyAttempts(addressDecision.retryAfterSeconds);
     for (const [key] of failureKeys) {
-      const until = this.lockedOut.get(key);
-      if (until !== undefined && until > Date.now())
-        return tooManyAttempts(Math.ceil((until - Date.now()) / 1000));
+      const blockedFor = this.limiter.blockedFor(key);
+      if (blockedFor > 0) return tooManyAttempts(blockedFor);
     }
     const admin = await this.admins.verify(email, text(form.password));
     if (!admin) {
       await new Promise((resolve) => setTimeout(resolve, FAILED_SIGN_IN_DELAY_MS));
       for (const [key, rules] of failureKeys) {
         const decision = await this.limiter.consume(key, rules);
-        if (decision && !decision.allowed) {
-          if (this.lockedOut.size > 10_000) this.lockedOut.clear();
-          this.lockedOut.set(key, Date.now() + decision.retryAfterSeconds * 1000);
-          return tooManyAttempts(decision.retryAfterSeconds);
-        }
+        if (decision && !decision.allowed) return tooManyAttempts(decision.retryAfterSeconds);
       }
       return this.showSignIn(request, reply, 401, 'Email or password is incorrect.', email);
     }
@@ -196,8 +188,8 @@ export class DashboardController {
     @Res() reply: FastifyReply,
     @Query('notice') notice?: string,
   ): Promise<unknown> {
-    const session = await this.auth.sessionOf(request);
-    if (!session) return this.toSignIn(reply);
+    const session = await this.signedIn(request, reply);
+    if (!session) return reply;
     const message = notice === 'revoked' ? 'The token was revoked.' : undefined;
     return this.page(
       reply,
@@ -213,10 +205,8 @@ export class DashboardController {
     @Body() body: Form | undefined,
   ): Promise<unknown> {
     const form = body ?? {};
-    const session = await this.auth.sessionOf(request);
-    if (!session) return this.toSignIn(reply);
-    if (!this.auth.csrfOk(request, session.csrfToken, form._csrf))
-      return this.forbidden(reply, session);
+    const session = await this.signedIn(request, reply, form);
+    if (!session) return reply;
     try {
       const created = await this.tokens.create(text(form.name));
       return this.page(
@@ -240,8 +230,8 @@ export class DashboardController {
     @Res() reply: FastifyReply,
     @Param('id') id: string,
   ): Promise<unknown> {
-    const session = await this.auth.sessionOf(request);
-    if (!session) return this.toSignIn(reply);
+    const session = await this.signedIn(request, reply);
+    if (!session) return reply;
     const token = (await this.tokens.list()).find((t) => t.id === id);
     if (!token) {
       return this.page(
@@ -264,18 +254,16 @@ export class DashboardController {
     @Body() body: Form | undefined,
   ): Promise<unknown> {
     const form = body ?? {};
-    const session = await this.auth.sessionOf(request);
-    if (!session) return this.toSignIn(reply);
-    if (!this.auth.csrfOk(request, session.csrfToken, form._csrf))
-      return this.forbidden(reply, session);
+    const session = await this.signedIn(request, reply, form);
+    if (!session) return reply;
     await this.tokens.revoke(id);
     return reply.redirect('/dashboard/settings?notice=revoked#server-api', 303);
   }
 
   @Get('spaces')
   async spaceList(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<unknown> {
-    const session = await this.auth.sessionOf(request);
-    if (!session) return this.toSignIn(reply);
+    const session = await this.signedIn(request, reply);
+    if (!session) return reply;
     return this.page(
       reply,
       200,
@@ -290,8 +278,8 @@ export class DashboardController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<unknown> {
-    const session = await this.auth.sessionOf(request);
-    if (!session) return this.toSignIn(reply);
+    const session = await this.signedIn(request, reply);
+    if (!session) return reply;
     const spaceId = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
     const entity = Number.isSafeInteger(spaceId) ? await this.spaces.findSpace(spaceId) : null;
     if (!entity)
@@ -348,8 +336,25 @@ export class DashboardController {
     return reply.code(status).headers(PAGE_HEADERS).send(body.toString());
   }
 
-  private toSignIn(reply: FastifyReply): FastifyReply {
-    return reply.redirect('/dashboard/sign-in', 303);
+  /**
+   * The signed-in admin, or null once the answer is sent: a redirect to sign-in, or 403 when a
+   * state change (`form` given) lacks this session's CSRF token.
+   */
+  private async signedIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form?: Form,
+  ): Promise<DashboardSession | null> {
+    const session = await this.auth.sessionOf(request);
+    if (!session) {
+      await reply.redirect('/dashboard/sign-in', 303);
+      return null;
+    }
+    if (form && !this.auth.csrfOk(request, session.csrfToken, form._csrf)) {
+      await this.forbidden(reply, session);
+      return null;
+    }
+    return session;
   }
 
   private async forbidden(reply: FastifyReply, session: DashboardSession): Promise<unknown> {

@@ -105,20 +105,6 @@ export function installQueryGate(
   services: QueryGateServices,
   options: QueryGateOptions,
 ): void {
-  /** Addresses known to be over budget, until when: refused without a lookup or a store trip. */
-  const blockedAddresses = new Map<string, number>();
-  const spendAddressBudget = async (request: FastifyRequest): Promise<RateLimitDecision | null> => {
-    const decision = await services.limiter.consume(
-      `address:${request.ip}`,
-      options.rateLimits.address,
-    );
-    if (decision && !decision.allowed) {
-      if (blockedAddresses.size > 100_000) blockedAddresses.clear();
-      blockedAddresses.set(request.ip, Date.now() + decision.retryAfterSeconds * 1000);
-    }
-    return decision;
-  };
-
   fastify.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url !== options.path || request.method === 'OPTIONS') return;
     if (options.graphqlIde && isIdePageRequest(request)) return;
@@ -142,16 +128,11 @@ export function installQueryGate(
     }
     const header = request.headers[ACCESS_TOKEN_HEADER];
     const presented = Array.isArray(header) ? header[0] : header;
-    const blockedUntil = blockedAddresses.get(request.ip);
-    if (blockedUntil !== undefined) {
-      if (blockedUntil <= Date.now()) blockedAddresses.delete(request.ip);
-      else if (!services.tokens.wasValidRecently(presented)) {
-        void reply.header(
-          'Retry-After',
-          Math.max(1, Math.ceil((blockedUntil - Date.now()) / 1000)),
-        );
-        return refuse(reply, request, ErrorCode.RATE_LIMIT_EXCEEDED);
-      }
+    const addressKey = `address:${request.ip}`;
+    const blockedFor = services.limiter.blockedFor(addressKey);
+    if (blockedFor > 0 && !services.tokens.wasValidRecently(presented)) {
+      void reply.header('Retry-After', blockedFor);
+      return refuse(reply, request, ErrorCode.RATE_LIMIT_EXCEEDED);
     }
     let tokenId: string;
     try {
@@ -166,7 +147,7 @@ export function installQueryGate(
           'The database is unavailable: retry shortly',
         );
       }
-      const decision = await spendAddressBudget(request);
+      const decision = await services.limiter.consume(addressKey, options.rateLimits.address);
       if (decision && !decision.allowed) return tooMany(reply, request, decision);
       return refuse(reply, request, error.code, error.message);
     }

@@ -29,7 +29,3 @@ export function parseRateLimitRules(setting: string, value: string): RateLimitRu
   if (rules.length === 0) throw new Error(`${setting} has no windows`);
   return rules;
 }
-
-export function describeRules(rules: readonly RateLimitRule[]): string {
-  return rules.length === 0 ? 'off' : rules.map((rule) => rule.name).join(', ');
-}

@@ -29,6 +29,8 @@ export class RateLimiter implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly local = new ThrottlerStorageService();
   private degradedSince: number | null = null;
+  /** Keys whose last spend was refused, until when: checked without a trip to the store. */
+  private readonly blocked = new Map<string, number>();
 
   constructor(
     @Optional() @Inject(SHARED_RATE_LIMIT_STORAGE) private readonly shared?: ThrottlerStorage,
@@ -58,10 +60,30 @@ export class RateLimiter implements OnApplicationShutdown {
         retryAfterSeconds: record.isBlocked ? Math.max(1, record.timeToBlockExpire) : 0,
         policy: rules.map((r) => `${r.limit};w=${Math.ceil(r.ttlMs / 1000)}`).join(', '),
       };
-      if (!decision.allowed) return decision;
+      if (!decision.allowed) {
+        if (this.blocked.size > 100_000) this.blocked.clear();
+        this.blocked.set(key, Date.now() + decision.retryAfterSeconds * 1000);
+        return decision;
+      }
       if (!tightest || decision.remaining < tightest.remaining) tightest = decision;
     }
     return tightest;
+  }
+
+  /**
+   * Seconds until `key` may spend again when its last spend here was refused, else 0. Spends
+   * nothing and asks no store: callers use it to refuse before doing costly work (a token lookup,
+   * a password hash). Per instance; the shared budget still decides at the next spend.
+   */
+  blockedFor(key: string): number {
+    const until = this.blocked.get(key);
+    if (until === undefined) return 0;
+    const left = until - Date.now();
+    if (left <= 0) {
+      this.blocked.delete(key);
+      return 0;
+    }
+    return Math.ceil(left / 1000);
   }
 
   async onApplicationShutdown(): Promise<void> {
