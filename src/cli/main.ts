@@ -200,6 +200,9 @@ async function run(args: string[]): Promise<number> {
         `  curl -s ${url} -H 'Content-Type: application/json' -H 'access-token: ${token.token}' \\\n` +
           `    -d '{"query":"{ space(id: 1) { id name loyaltyPointsRanks { totalCount pageInfo { hasNextPage endCursor } list { rank points address { address username } } } } }"}'`,
       );
+      note(
+        `Dashboard: http://localhost:${config.port}/dashboard, after npm run -s cli -- admin create --email you@example.com`,
+      );
       note('');
       return 0;
     }
