@@ -10,8 +10,12 @@ export type {
   AccessTokenInfo,
   AuthenticatedToken,
   CreatedAccessToken,
+  TokenBearingRequest,
 } from './auth/access-tokens.service';
 export { Public } from './auth/public.decorator';
+export { RequiresScope } from './auth/requires-scope.decorator';
+export { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TOKEN_SCOPES } from './auth/token-scopes';
+export type { TokenScope } from './auth/token-scopes';
 
 export { ErrorCode, ERROR_DEFINITIONS } from './common/errors/error-code';
 export type { ErrorCategory } from './common/errors/error-code';

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { asNumber } from '../storage/numeric.transformer';
+import { asScopeList, TokenScope } from './token-scopes';
 
 /** An API token as stored: its SHA-256 hash and a short display prefix, never its value. */
 @Entity({ name: 'access_tokens' })
@@ -16,6 +17,10 @@ export class AccessTokenEntity {
   @Index('ux_access_tokens_hash', { unique: true })
   @Column({ name: 'token_hash', type: 'varchar', length: 64 })
   tokenHash!: string;
+
+  /** What the token may be used for: stored comma-separated and sorted (`ingest,query`). */
+  @Column({ type: 'varchar', length: 64, default: 'query', transformer: asScopeList })
+  scopes!: TokenScope[];
 
   @Column({ name: 'created_at', type: 'bigint', transformer: asNumber })
   createdAt!: number;

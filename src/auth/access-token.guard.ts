@@ -4,10 +4,14 @@ import { GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import { requestOfContext } from '../common/graphql/request-of';
 import { AccessTokensService } from './access-tokens.service';
 import { IS_PUBLIC } from './public.decorator';
+import { REQUIRED_SCOPE } from './requires-scope.decorator';
+import type { TokenScope } from './token-scopes';
 
 /**
- * Requires a valid `access-token` header. Applied to every resolver class of the module; the
- * check runs once per HTTP request however many fields ask.
+ * Requires a valid `access-token` header whose token has the `query` scope (or the one named by
+ * `@RequiresScope`): 401 without a valid token, 403 INSUFFICIENT_SCOPE without the scope. Applied
+ * to every resolver class of the module; the token is checked once per HTTP request however many
+ * fields ask.
  */
 @Injectable()
 export class AccessTokenGuard implements CanActivate {
@@ -17,21 +21,18 @@ export class AccessTokenGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (
-      this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
-        context.getHandler(),
-        context.getClass(),
-      ])
-    ) {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
       return true;
     }
+    const scope = this.reflector.getAllAndOverride<TokenScope>(REQUIRED_SCOPE, targets) ?? 'query';
     const request =
       context.getType<GqlContextType>() === 'graphql'
         ? requestOfContext(GqlExecutionContext.create(context).getContext())
         : context
             .switchToHttp()
             .getRequest<{ headers: Record<string, string | string[] | undefined> }>();
-    await this.tokens.authenticateRequest(request ?? { headers: {} });
+    await this.tokens.authorizeRequest(request ?? { headers: {} }, scope);
     return true;
   }
 }

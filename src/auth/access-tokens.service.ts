@@ -6,12 +6,21 @@ import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { AccessTokenEntity } from './access-token.entity';
 import { displayPrefixOf, generateToken, hashToken, isWellFormedToken } from './token-format';
+import {
+  DEFAULT_TOKEN_SCOPES,
+  hasScope,
+  insufficientScope,
+  parseTokenScopes,
+  TokenScope,
+} from './token-scopes';
 
 /** A token as it may be shown: never its value or hash. */
 export interface AccessTokenInfo {
   id: string;
   name: string;
   prefix: string;
+  /** What it may be used for, sorted: `query` (POST /query), `ingest` (POST /ingest). */
+  scopes: TokenScope[];
   createdAt: string;
   lastUsedAt: string | null;
 }
@@ -24,6 +33,12 @@ export interface CreatedAccessToken extends AccessTokenInfo {
 export interface AuthenticatedToken {
   id: string;
   name: string;
+  scopes: TokenScope[];
+}
+
+/** What {@link AccessTokensService.authenticateRequest} reads of an HTTP request. */
+export interface TokenBearingRequest {
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export const ACCESS_TOKEN_HEADER = 'access-token';
@@ -47,7 +62,14 @@ export class AccessTokensService implements OnApplicationShutdown {
     @InjectRepository(AccessTokenEntity) private readonly tokens: Repository<AccessTokenEntity>,
   ) {}
 
-  async create(name: string): Promise<CreatedAccessToken> {
+  /**
+   * Creates a token with `scopes` (default `["query"]`; validated as {@link parseTokenScopes}
+   * does). Its value is returned this once and never stored.
+   */
+  async create(
+    name: string,
+    scopes: readonly TokenScope[] = DEFAULT_TOKEN_SCOPES,
+  ): Promise<CreatedAccessToken> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 100) {
       throw new LoyaltyException(
@@ -55,18 +77,21 @@ export class AccessTokensService implements OnApplicationShutdown {
         'Token name must be 1 to 100 characters',
       );
     }
+    const granted = parseTokenScopes(scopes);
     const token = generateToken();
     const entity = Object.assign(new AccessTokenEntity(), {
       id: randomUUID(),
       name: trimmed,
       prefix: displayPrefixOf(token),
+      scopes: granted,
       tokenHash: hashToken(token),
       createdAt: Date.now(),
       lastUsedAt: null,
       revokedAt: null,
     });
     await this.tokens.insert(entity);
-    return { ...toInfo(entity), token };
+    // insert() may leave the column's stored form on the entity: answer with what was granted.
+    return { ...toInfo(entity), scopes: granted, token };
   }
 
   async list(): Promise<AccessTokenInfo[]> {
@@ -102,14 +127,14 @@ export class AccessTokensService implements OnApplicationShutdown {
     let token = cached && cached.until > now ? cached.token : undefined;
     if (!token) {
       const row = await this.tokens.findOne({
-        select: { id: true, name: true, revokedAt: true },
+        select: { id: true, name: true, scopes: true, revokedAt: true },
         where: { tokenHash: hash },
       });
       if (!row || row.revokedAt !== null) {
         this.verified.delete(hash);
         throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
       }
-      token = { id: row.id, name: row.name };
+      token = { id: row.id, name: row.name, scopes: row.scopes };
       if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
       this.verified.set(hash, { token, until: now + VERIFIED_TTL_MS });
     }
@@ -131,9 +156,7 @@ export class AccessTokensService implements OnApplicationShutdown {
   }
 
   /** Authenticates an HTTP request once, however many resolvers ask. */
-  authenticateRequest(request: {
-    headers: Record<string, string | string[] | undefined>;
-  }): Promise<AuthenticatedToken> {
+  authenticateRequest(request: TokenBearingRequest): Promise<AuthenticatedToken> {
     let result = this.perRequest.get(request);
     if (!result) {
       const header = request.headers[ACCESS_TOKEN_HEADER];
@@ -141,6 +164,19 @@ export class AccessTokensService implements OnApplicationShutdown {
       this.perRequest.set(request, result);
     }
     return result;
+  }
+
+  /**
+   * Authenticates an HTTP request (once, as {@link authenticateRequest}) and requires `scope` of
+   * its token: a valid token without it is refused with 403 INSUFFICIENT_SCOPE.
+   */
+  async authorizeRequest(
+    request: TokenBearingRequest,
+    scope: TokenScope,
+  ): Promise<AuthenticatedToken> {
+    const token = await this.authenticateRequest(request);
+    if (!hasScope(token, scope)) throw insufficientScope(scope);
+    return token;
   }
 
   async flushLastUsed(): Promise<void> {
@@ -171,6 +207,7 @@ function toInfo(entity: AccessTokenEntity): AccessTokenInfo {
     id: entity.id,
     name: entity.name,
     prefix: entity.prefix,
+    scopes: [...entity.scopes],
     createdAt: new Date(entity.createdAt).toISOString(),
     lastUsedAt: entity.lastUsedAt === null ? null : new Date(entity.lastUsedAt).toISOString(),
   };

@@ -5,6 +5,8 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { createReadStream, existsSync, writeFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 import { AccessTokensService } from '../auth/access-tokens.service';
+import { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TokenScope } from '../auth/token-scopes';
+import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { AdminInputError, AdminsService } from '../dashboard/admins.service';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { demoRecords } from '../ingest/demo-dataset';
@@ -21,7 +23,9 @@ Commands:
   migrate                     apply pending database migrations
   admin create --email E      create a dashboard admin; the password is read from a prompt, or
                               from the first line of standard input (never from the command line)
-  token create --name NAME    create an API access token; prints the token alone on stdout
+  token create --name NAME [--scope query,ingest]
+                              create an API access token with these scopes (comma-separated;
+                              default query); prints the token alone on stdout
   import FILE                 apply NDJSON records (PRODUCT.md section 3); refused lines are
                               reported on stderr with their line number; exit 1 if any was refused
   demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N
@@ -156,13 +160,28 @@ async function run(args: string[]): Promise<number> {
       return 0;
     }
     case 'token': {
-      if (rest[0] !== 'create') throw new UsageError('usage: token create --name NAME');
+      const usage = 'usage: token create --name NAME [--scope query,ingest]';
+      if (rest[0] !== 'create') throw new UsageError(usage);
       const name = option(rest, '--name');
-      if (!name) throw new UsageError('token create needs --name NAME');
-      const created = await withContext(config, (app) => app.get(AccessTokensService).create(name));
+      if (!name) throw new UsageError(`token create needs --name NAME\n${usage}`);
+      const scopeList = option(rest, '--scope');
+      let scopes: TokenScope[] = [...DEFAULT_TOKEN_SCOPES];
+      try {
+        if (scopeList !== undefined)
+          scopes = parseTokenScopes(scopeList.split(',').map((scope) => scope.trim()));
+      } catch (error) {
+        if (!(error instanceof LoyaltyException)) throw error;
+        throw new UsageError(`${error.message}\n${usage}`);
+      }
+      const created = await withContext(config, (app) =>
+        app.get(AccessTokensService).create(name, scopes),
+      ).catch((error: unknown) => {
+        if (error instanceof LoyaltyException) throw new UsageError(error.message);
+        throw error;
+      });
       process.stdout.write(`${created.token}\n`);
       note(
-        `Created token "${created.name}" (${created.prefix}...). It is shown only this once: store it now.`,
+        `Created token "${created.name}" (${created.prefix}...) with scopes ${created.scopes.join(', ')}. It is shown only this once: store it now.`,
       );
       return 0;
     }

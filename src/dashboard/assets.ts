@@ -27,6 +27,14 @@ form .row, form.row { display:flex; flex-wrap:wrap; gap:8px; align-items:center;
 form.row input, form.row select { width:auto; flex:1 1 180px; }
 form > button { margin-top:16px; }
 form.row > button { margin-top:0; }
+form .row input { width:auto; flex:1 1 180px; }
+fieldset { border:1px solid var(--line); border-radius:6px; margin:12px 0 0; padding:8px 14px 12px; }
+legend { font-weight:600; padding:0 4px; }
+.check { display:flex; flex-wrap:wrap; align-items:baseline; gap:2px 8px; margin-top:6px; }
+.check input { width:auto; margin:0; }
+.check label { display:inline; margin:0; }
+.hint { color:var(--muted); font-size:14px; }
+.scope { padding:1px 6px; border-radius:4px; background:#eef0f4; font-size:13px; }
 .inline { display:inline; }
 .alert { padding:10px 14px; border-radius:6px; margin:12px 0; }
 .alert.error { background:#fdecea; color:#8a1c14; border:1px solid #f5c2bd; }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/com
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { AccessTokensService } from '../auth/access-tokens.service';
+import { parseTokenScopes } from '../auth/token-scopes';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { LeaderboardsService } from '../leaderboards/leaderboards.service';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -56,6 +57,9 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 };
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
+/** A form field that may repeat (checkboxes of one name): every value sent, none when absent. */
+const values = (value: unknown): unknown[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 /** A query-string value as one string: a repeated parameter is not a second value. */
 const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -207,8 +211,10 @@ export class DashboardController {
     const form = body ?? {};
     const session = await this.signedIn(request, reply, form);
     if (!session) return reply;
+    // Unchecked boxes are not sent: no scope at all is refused, never read as the default.
+    const scopes = values(form.scopes);
     try {
-      const created = await this.tokens.create(text(form.name));
+      const created = await this.tokens.create(text(form.name), parseTokenScopes(scopes));
       return this.page(
         reply,
         201,
@@ -219,7 +225,11 @@ export class DashboardController {
       return this.page(
         reply,
         400,
-        settingsPage(session, { tokens: await this.tokens.list(), error: error.message }),
+        settingsPage(session, {
+          tokens: await this.tokens.list(),
+          error: error.message,
+          form: { name: text(form.name), scopes: scopes.filter((s) => typeof s === 'string') },
+        }),
       );
     }
   }

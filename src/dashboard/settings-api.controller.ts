@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccessTokensService } from '../auth/access-tokens.service';
+import { DEFAULT_TOKEN_SCOPES, parseTokenScopes } from '../auth/token-scopes';
 import { ErrorCode, ERROR_DEFINITIONS } from '../common/errors/error-code';
 import { envelopeFor } from '../common/errors/error-envelope';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
@@ -25,16 +26,19 @@ export class SettingsApiController {
     @Body() body: unknown,
   ): Promise<unknown> {
     if (!(await this.authorize(request, reply, true))) return;
-    const name = (body as { name?: unknown } | null)?.name;
-    if (typeof name !== 'string')
+    const fields = (body ?? {}) as { name?: unknown; scopes?: unknown };
+    if (typeof fields.name !== 'string')
       return this.fail(request, reply, ErrorCode.INVALID_ARGUMENT, 'name is required');
     try {
-      const created = await this.tokens.create(name);
+      const scopes =
+        fields.scopes === undefined ? DEFAULT_TOKEN_SCOPES : parseTokenScopes(fields.scopes);
+      const created = await this.tokens.create(fields.name, scopes);
       return reply.code(201).header('cache-control', 'no-store').send({
         id: created.id,
         name: created.name,
         token: created.token,
         prefix: created.prefix,
+        scopes: created.scopes,
         createdAt: created.createdAt,
       });
     } catch (error) {

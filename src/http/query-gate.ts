@@ -1,6 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ACCESS_TOKEN_HEADER, AccessTokensService } from '../auth/access-tokens.service';
+import {
+  ACCESS_TOKEN_HEADER,
+  AccessTokensService,
+  AuthenticatedToken,
+} from '../auth/access-tokens.service';
+import { hasScope, insufficientScope } from '../auth/token-scopes';
 import { ERROR_DEFINITIONS, ErrorCode } from '../common/errors/error-code';
 import { envelopeFor } from '../common/errors/error-envelope';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
@@ -97,6 +102,8 @@ function isIdePageRequest(request: FastifyRequest): boolean {
  *    guesser does not starve a real client;
  * 3. the token is checked (401; a failed lookup spends the address's budget as in 2);
  * 4. the token's own budget is spent (429 with Retry-After; RateLimit-* headers on every answer);
+ *    then a token without the `query` scope is refused (403 INSUFFICIENT_SCOPE): it is a valid
+ *    token, so it spends its own budget, never the address's;
  * 5. a deadline starts: a request still running after it is answered with 503 REQUEST_TIMEOUT,
  *    and its remaining fields stop resolving (see {@link deadlineSignalOf}).
  */
@@ -134,9 +141,9 @@ export function installQueryGate(
       void reply.header('Retry-After', blockedFor);
       return refuse(reply, request, ErrorCode.RATE_LIMIT_EXCEEDED);
     }
-    let tokenId: string;
+    let token: AuthenticatedToken;
     try {
-      tokenId = (await services.tokens.authenticateRequest(request)).id;
+      token = await services.tokens.authenticateRequest(request);
     } catch (error) {
       if (!(error instanceof LoyaltyException)) {
         logger.error(`Token lookup failed: ${(error as Error).message}`);
@@ -151,10 +158,14 @@ export function installQueryGate(
       if (decision && !decision.allowed) return tooMany(reply, request, decision);
       return refuse(reply, request, error.code, error.message);
     }
-    const decision = await services.limiter.consume(`token:${tokenId}`, options.rateLimits.token);
+    const decision = await services.limiter.consume(`token:${token.id}`, options.rateLimits.token);
     if (decision) {
       if (!decision.allowed) return tooMany(reply, request, decision);
       setRateLimitHeaders(reply, decision);
+    }
+    if (!hasScope(token, 'query')) {
+      const refusal = insufficientScope('query');
+      return refuse(reply, request, refusal.code, refusal.message);
     }
     const controller = attachDeadline(request);
     (request as unknown as Record<symbol, NodeJS.Timeout>)[DEADLINE] = setTimeout(() => {

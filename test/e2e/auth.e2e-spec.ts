@@ -5,7 +5,7 @@ import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { generateToken } from '../../src/auth/token-format';
 import { runCli } from '../utils/cli';
 import { DB_KINDS } from '../utils/test-databases';
-import { startTestApp, TestApp } from '../utils/test-app';
+import { GqlResponse, startTestApp, TestApp } from '../utils/test-app';
 
 describe.each(DB_KINDS)('access tokens on %s', (kind) => {
   let t: TestApp;
@@ -97,6 +97,112 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
     expect(listed).not.toContain(rows[0].token_hash as string);
   });
 
+  describe('scopes', () => {
+    const rowOf = async (id: string) =>
+      (
+        await t.app
+          .get<DataSource>(getDataSourceToken())
+          .query('SELECT scopes FROM access_tokens WHERE id = ?', [id])
+      )[0] as { scopes: string } | undefined;
+
+    const expectInsufficientScope = (response: GqlResponse) => {
+      expect(response.status).toBe(403);
+      expect(response.body.data).toBeUndefined();
+      expect(response.body.errors).toEqual([
+        {
+          message: "Access token lacks the 'query' scope",
+          extensions: {
+            code: 'INSUFFICIENT_SCOPE',
+            category: 'AUTHENTICATION',
+            http_status: 403,
+            request_id: response.headers.get('x-request-id'),
+            timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          },
+        },
+      ]);
+    };
+
+    it('gives a token created without scopes ["query"], and it works on /query', async () => {
+      const tokens = t.app.get(AccessTokensService);
+      const created = await tokens.create('default-scopes');
+      expect(created.scopes).toEqual(['query']);
+      expect((await rowOf(created.id))?.scopes).toBe('query');
+      expect((await tokens.list()).find((token) => token.id === created.id)?.scopes).toEqual([
+        'query',
+      ]);
+      const response = await t.gql('{ space(id: 1) { name } }', undefined, {
+        token: created.token,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ data: { space: { name: 'One' } } });
+    });
+
+    it('refuses an ingest-only token on /query with 403 INSUFFICIENT_SCOPE, even for __typename', async () => {
+      const created = await t.app.get(AccessTokensService).create('ingest-only', ['ingest']);
+      expect(created.scopes).toEqual(['ingest']);
+      expect((await rowOf(created.id))?.scopes).toBe('ingest');
+      for (const query of ['{ __typename }', '{ space(id: 1) { name } }'])
+        expectInsufficientScope(await t.gql(query, undefined, { token: created.token }));
+      // The refusal comes from the verified-token cache: the scopes are cached with the token.
+      t.recorder.queries.length = 0;
+      expectInsufficientScope(await t.gql('{ __typename }', undefined, { token: created.token }));
+      expect(t.recorder.queries.filter((q) => /FROM .access_tokens/.test(q))).toEqual([]);
+    });
+
+    it('accepts a token with both scopes on /query, checking it once per request', async () => {
+      const created = await t.app
+        .get(AccessTokensService)
+        .create('both', ['query', 'ingest', 'query']);
+      expect(created.scopes).toEqual(['ingest', 'query']);
+      expect((await rowOf(created.id))?.scopes).toBe('ingest,query');
+      await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the 1 s verified cache
+      t.recorder.queries.length = 0;
+      const response = await t.gql(
+        '{ __typename a: space(id: 1) { name } b: space(id: 1) { name } }',
+        undefined,
+        { token: created.token },
+      );
+      expect(response.body).toEqual({
+        data: { __typename: 'Query', a: { name: 'One' }, b: { name: 'One' } },
+      });
+      expect(t.recorder.queries.filter((q) => /FROM .access_tokens/.test(q))).toHaveLength(1);
+    });
+
+    it('refuses an empty or unknown scope list when creating, creating nothing', async () => {
+      const tokens = t.app.get(AccessTokensService);
+      const before = (await tokens.list()).length;
+      await expect(tokens.create('x', [])).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: 'A token needs at least one scope (query, ingest)',
+      });
+      await expect(tokens.create('x', ['admin' as never])).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: 'Unknown token scope "admin": the scopes are query, ingest',
+      });
+      expect(await tokens.list()).toHaveLength(before);
+    });
+
+    it('spends an ingest-only token its own budget on /query, never its address', async () => {
+      const limited = await startTestApp(
+        kind,
+        { RATE_LIMIT_TOKEN: '3/30s', RATE_LIMIT_ADDRESS: '2/30s' },
+        t.db,
+      );
+      try {
+        const { token } = await limited.app.get(AccessTokensService).create('ingest', ['ingest']);
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++)
+          statuses.push((await limited.gql('{ __typename }', undefined, { token })).status);
+        expect(statuses).toEqual([403, 403, 403, 429]);
+        // The address budget is untouched: a request without a token is still only refused.
+        expect((await limited.gql('{ __typename }', undefined, { token: null })).status).toBe(401);
+        expect((await limited.gql('{ __typename }')).status).toBe(200);
+      } finally {
+        await limited.app.close();
+      }
+    });
+  });
+
   it('creates a token from the command line, printing the token alone on stdout', async () => {
     const result = await runCli(['token', 'create', '--name', 'ci'], { DATABASE_URL: t.db.url });
     expect(result.code).toBe(0);
@@ -104,5 +210,55 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
     expect(result.stderr).toContain('shown only this once');
     const response = await t.gql('{ __typename }', undefined, { token: result.stdout.trim() });
     expect(response.body).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('creates a token with scopes from the command line, refusing an unknown scope with exit 2', async () => {
+    const env = { DATABASE_URL: t.db.url };
+    const scopesOf = async (name: string) =>
+      (
+        await t.app
+          .get<DataSource>(getDataSourceToken())
+          .query<Array<{ scopes: string }>>('SELECT scopes FROM access_tokens WHERE name = ?', [
+            name,
+          ])
+      ).map((row) => row.scopes);
+
+    const both = await runCli(
+      ['token', 'create', '--name', 'cli-both', '--scope', 'query,ingest'],
+      env,
+    );
+    expect(both.code).toBe(0);
+    expect(both.stdout).toMatch(/^lpt_[0-9A-Za-z]{49}\n$/);
+    expect(both.stderr).toContain('with scopes ingest, query');
+    expect(await scopesOf('cli-both')).toEqual(['ingest,query']);
+    expect((await t.gql('{ __typename }', undefined, { token: both.stdout.trim() })).status).toBe(
+      200,
+    );
+
+    const ingest = await runCli(
+      ['token', 'create', '--name', 'cli-ingest', '--scope', 'ingest'],
+      env,
+    );
+    expect(ingest.code).toBe(0);
+    expect(await scopesOf('cli-ingest')).toEqual(['ingest']);
+    expect((await t.gql('{ __typename }', undefined, { token: ingest.stdout.trim() })).status).toBe(
+      403,
+    );
+
+    const plain = await runCli(['token', 'create', '--name', 'cli-plain'], env);
+    expect(plain.code).toBe(0);
+    expect(await scopesOf('cli-plain')).toEqual(['query']);
+
+    for (const scope of ['query,admin', 'Query', '', 'query,']) {
+      const refused = await runCli(
+        ['token', 'create', '--name', 'cli-refused', '--scope', scope],
+        env,
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/Unknown token scope "[^"]*": the scopes are query, ingest/);
+      expect(refused.stderr).toContain('token create --name NAME [--scope query,ingest]');
+    }
+    expect(await scopesOf('cli-refused')).toEqual([]);
   });
 });

@@ -119,8 +119,19 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
     });
     expect(created.status).toBe(201);
     const body = JSON.parse(created.text);
-    expect(Object.keys(body).sort()).toEqual(['createdAt', 'id', 'name', 'prefix', 'token']);
-    expect(body).toMatchObject({ name: 'exporter', prefix: body.token.slice(0, 12) });
+    expect(Object.keys(body).sort()).toEqual([
+      'createdAt',
+      'id',
+      'name',
+      'prefix',
+      'scopes',
+      'token',
+    ]);
+    expect(body).toMatchObject({
+      name: 'exporter',
+      prefix: body.token.slice(0, 12),
+      scopes: ['query'],
+    });
     expect(body.token).toMatch(/^lpt_[0-9A-Za-z]{49}$/);
     expect(created.headers.get('cache-control')).toBe('no-store');
 
@@ -134,6 +145,7 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
       id: body.id,
       name: 'exporter',
       prefix: body.prefix,
+      scopes: ['query'],
       createdAt: body.createdAt,
       lastUsedAt: expect.any(String),
     });
@@ -196,6 +208,141 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
       expect(response.status).toBe(400);
       expect(JSON.parse(response.text).errors[0].extensions.code).toBe('INVALID_ARGUMENT');
     }
+  });
+
+  describe('scopes', () => {
+    const create = async (client: DashboardClient, json: unknown) =>
+      client.request('/settings/server-api/tokens', {
+        method: 'POST',
+        headers: { 'x-csrf-token': await client.csrfToken() },
+        json,
+      });
+    const listed = async (client: DashboardClient) =>
+      JSON.parse((await client.request('/settings/server-api/tokens')).text) as Array<{
+        id: string;
+        name: string;
+        scopes: string[];
+      }>;
+    const storedScopes = async (name: string) =>
+      (
+        await t.app
+          .get<DataSource>(getDataSourceToken())
+          .query<Array<{ scopes: string }>>('SELECT scopes FROM access_tokens WHERE name = ?', [
+            name,
+          ])
+      ).map((row) => row.scopes);
+
+    it.each([
+      [['query', 'ingest'], ['ingest', 'query'], 'ingest,query', 200],
+      [['ingest', 'ingest'], ['ingest'], 'ingest', 403],
+      [['query'], ['query'], 'query', 200],
+      [undefined, ['query'], 'query', 200],
+    ])(
+      'creates a token with scopes %j: answers and lists %j, stores %s, /query answers %i',
+      async (scopes, expected, stored, status) => {
+        const client = await signedIn();
+        const name = `scoped ${JSON.stringify(scopes)}`;
+        const response = await create(client, scopes === undefined ? { name } : { name, scopes });
+        expect(response.status).toBe(201);
+        const body = JSON.parse(response.text);
+        expect(body.scopes).toEqual(expected);
+        expect((await listed(client)).find((token) => token.id === body.id)).toMatchObject({
+          name,
+          scopes: expected,
+        });
+        expect(await storedScopes(name)).toEqual([stored]);
+        const query = await t.gql('{ __typename }', undefined, { token: body.token });
+        expect(query.status).toBe(status);
+        if (status === 403)
+          expect(query.body.errors[0].extensions).toMatchObject({
+            code: 'INSUFFICIENT_SCOPE',
+            http_status: 403,
+          });
+      },
+    );
+
+    it.each([
+      ['an unknown scope', ['admin'], 'Unknown token scope "admin": the scopes are query, ingest'],
+      [
+        'an unknown scope beside a known one',
+        ['query', 'write'],
+        'Unknown token scope "write": the scopes are query, ingest',
+      ],
+      ['an empty list', [], 'A token needs at least one scope (query, ingest)'],
+      ['a string', 'query,ingest', 'scopes must be a list of token scopes (query, ingest)'],
+      ['null', null, 'scopes must be a list of token scopes (query, ingest)'],
+      ['a number in the list', [1], 'Unknown token scope 1: the scopes are query, ingest'],
+    ])(
+      'refuses %s with 400 INVALID_ARGUMENT and creates nothing',
+      async (_label, scopes, message) => {
+        const client = await signedIn();
+        const before = await listed(client);
+        const response = await create(client, { name: 'refused-scopes', scopes });
+        expect(response.status).toBe(400);
+        const error = JSON.parse(response.text).errors[0];
+        expect(error.message).toBe(message);
+        expect(error.extensions).toMatchObject({
+          code: 'INVALID_ARGUMENT',
+          category: 'VALIDATION',
+          http_status: 400,
+        });
+        expect(await listed(client)).toEqual(before);
+        expect(await storedScopes('refused-scopes')).toEqual([]);
+      },
+    );
+
+    it('generates a token with the checked scopes from the dashboard form, and shows them', async () => {
+      const client = await signedIn();
+      const page = await client.request('/dashboard/settings');
+      expect(page.text).toMatch(/<input[^>]*id="scope-query"[^>]*checked/);
+      expect(page.text).not.toMatch(/<input[^>]*id="scope-ingest"[^>]*checked/);
+      const csrf = await client.formToken('/dashboard/settings');
+      const created = await client.request('/dashboard/settings/server-api/tokens', {
+        method: 'POST',
+        form: { _csrf: csrf, name: 'form-both', scopes: ['query', 'ingest'] },
+      });
+      expect(created.status).toBe(201);
+      expect(created.text).toMatch(
+        /Scopes: <span class="scopes"\s*><code class="scope">ingest<\/code>, <code class="scope">query<\/code><\/span/,
+      );
+      expect(await storedScopes('form-both')).toEqual(['ingest,query']);
+
+      const ingestOnly = await client.request('/dashboard/settings/server-api/tokens', {
+        method: 'POST',
+        form: { _csrf: csrf, name: 'form-ingest', scopes: 'ingest' },
+      });
+      expect(ingestOnly.status).toBe(201);
+      expect(await storedScopes('form-ingest')).toEqual(['ingest']);
+      const list = await client.request('/dashboard/settings');
+      expect(list.text).toMatch(
+        /<td data-label="Name">form-ingest<\/td>\s*<td data-label="Token">.*?<\/td>\s*<td data-label="Scopes"><span class="scopes"\s*><code class="scope">ingest<\/code><\/span\s*><\/td>/s,
+      );
+    });
+
+    it('refuses the form with no scope, or an unknown one, with a clear error and keeps the name', async () => {
+      const client = await signedIn();
+      const csrf = await client.formToken('/dashboard/settings');
+      for (const [scopes, message] of [
+        [undefined, 'A token needs at least one scope (query, ingest)'],
+        [['query', '<b>admin</b>'], 'Unknown token scope &quot;&lt;b&gt;admin&lt;/b&gt;&quot;'],
+      ] as const) {
+        const refused = await client.request('/dashboard/settings/server-api/tokens', {
+          method: 'POST',
+          form: {
+            _csrf: csrf,
+            name: 'no-scope <i>',
+            ...(scopes ? { scopes: [...scopes] } : {}),
+          },
+        });
+        expect(refused.status).toBe(400);
+        expect(refused.headers.get('content-security-policy')).toContain("script-src 'self'");
+        expect(/role="alert">([^<]*)</.exec(refused.text)?.[1]).toContain(message);
+        expect(refused.text).not.toContain('<b>admin</b>');
+        expect(refused.text).not.toContain('<i>');
+        expect(refused.text).toContain('value="no-scope &lt;i&gt;"');
+      }
+      expect(await storedScopes('no-scope <i>')).toEqual([]);
+    });
   });
 
   it('keeps sessions in HttpOnly SameSite cookies and ends them on sign-out', async () => {

@@ -98,6 +98,7 @@ describe('the dashboard in a browser', () => {
     const token = await page.locator('#new-token').inputValue();
     expect(token).toMatch(/^lpt_[0-9A-Za-z]{49}$/);
     await expect(page.getByText('it will not be shown again').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.created .scopes').textContent()).resolves.toBe('query');
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(token);
@@ -112,7 +113,10 @@ describe('the dashboard in a browser', () => {
     expect(content).not.toContain(token);
     expect(content).toContain(`${token.slice(0, 12)}…`);
     const row = page.getByRole('row', { name: /browser-test/ });
-    await expect(row.getByRole('cell').nth(3).textContent()).resolves.not.toBe('Never');
+    await expect(row.locator('td[data-label="Last used"]').textContent()).resolves.not.toBe(
+      'Never',
+    );
+    await expect(row.locator('td[data-label="Scopes"]').textContent()).resolves.toBe('query');
 
     await row.getByRole('link', { name: /Revoke/ }).click();
     await page.waitForURL('**/revoke');
@@ -130,6 +134,72 @@ describe('the dashboard in a browser', () => {
     await page.waitForURL('**/dashboard/sign-in');
     await page.goto(`${base}/dashboard/settings`);
     expect(page.url()).toBe(`${base}/dashboard/sign-in`);
+    await context.close();
+  });
+
+  it('generates tokens with the scopes checked, shows them, and refuses none', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const cspViolations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    await signIn(page);
+    const query = page.getByLabel('Query', { exact: true });
+    const ingest = page.getByLabel('Ingest', { exact: true });
+    await expect(query.isChecked()).resolves.toBe(true);
+    await expect(ingest.isChecked()).resolves.toBe(false);
+    await expect(
+      page.getByText('POST /ingest', { exact: false }).first().isVisible(),
+    ).resolves.toBe(true);
+
+    // Both scopes: Query stays checked, Ingest is ticked with the keyboard.
+    await page.getByLabel('Token name').fill('ingest-writer');
+    await ingest.focus();
+    await page.keyboard.press('Space');
+    await page.getByRole('button', { name: 'Generate new API token' }).click();
+    await page.waitForSelector('#new-token');
+    const both = await page.locator('#new-token').inputValue();
+    await expect(page.locator('.created .scopes').textContent()).resolves.toBe('ingest, query');
+    await shoot(page, 'settings-token-created-scopes');
+    expect((await t.gql('{ __typename }', undefined, { token: both })).status).toBe(200);
+
+    // Ingest only: refused on /query.
+    await page.getByLabel('Token name').fill('ingest-only');
+    await page.getByLabel('Query', { exact: true }).uncheck();
+    await page.getByLabel('Ingest', { exact: true }).check();
+    await page.getByRole('button', { name: 'Generate new API token' }).click();
+    await page.waitForSelector('#new-token');
+    const ingestOnly = await page.locator('#new-token').inputValue();
+    await expect(page.locator('.created .scopes').textContent()).resolves.toBe('ingest');
+    const refused = await t.gql('{ __typename }', undefined, { token: ingestOnly });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+
+    await page.goto(`${base}/dashboard/settings`);
+    const scopesOf = (name: string) =>
+      page
+        .getByRole('row', { name: new RegExp(name) })
+        .locator('td[data-label="Scopes"]')
+        .textContent();
+    await expect(scopesOf('ingest-writer')).resolves.toBe('ingest, query');
+    await expect(scopesOf('ingest-only')).resolves.toBe('ingest');
+    expect(await page.content()).not.toContain(both);
+    await shoot(page, 'settings-scopes');
+
+    // No scope at all: a clear error, the name kept, nothing created.
+    await page.getByLabel('Token name').fill('no-scope');
+    await page.getByLabel('Query', { exact: true }).uncheck();
+    await page.getByRole('button', { name: 'Generate new API token' }).click();
+    await page.getByRole('alert').waitFor();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'A token needs at least one scope (query, ingest)',
+    );
+    await expect(page.getByLabel('Token name').inputValue()).resolves.toBe('no-scope');
+    await expect(page.locator('#new-token').count()).resolves.toBe(0);
+    await expect(page.getByRole('row', { name: /no-scope/ }).count()).resolves.toBe(0);
+    await shoot(page, 'settings-no-scope');
+    expect(cspViolations).toEqual([]);
     await context.close();
   });
 

@@ -1,6 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { AccessTokenEntity } from '../../src/auth/access-token.entity';
+import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { displayPrefixOf, generateToken, hashToken } from '../../src/auth/token-format';
 import { parseDatabaseUrl } from '../../src/storage/database-url';
 import { resolveDataSourceOptions } from '../../src/storage/data-source-options';
+import { Dashboard1763800000000 } from '../../src/storage/migrations/1763800000000-dashboard';
+import { InitialSchema1763700000000 } from '../../src/storage/migrations/1763700000000-initial-schema';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
 
 describe.each(DB_KINDS)('migrations on %s', (kind) => {
@@ -23,6 +29,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     expect(applied.map((m) => m.name)).toEqual([
       'InitialSchema1763700000000',
       'Dashboard1763800000000',
+      'TokenScopes1763900000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -43,6 +50,14 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
 
   it('revert cleanly and apply again', async () => {
     await dataSource.undoLastMigration({ transaction: 'each' });
+    const columns: Array<{ name: string }> = await dataSource.query(
+      kind === 'sqlite'
+        ? "SELECT name FROM pragma_table_info('access_tokens')"
+        : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'access_tokens'",
+    );
+    expect(columns.map((c) => c.name)).toContain('token_hash');
+    expect(columns.map((c) => c.name)).not.toContain('scopes');
+    await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     const tables = await dataSource.query(
       kind === 'sqlite'
@@ -50,6 +65,61 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
         : "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('spaces', 'board_entries', 'admins', 'admin_sessions')",
     );
     expect(tables).toEqual([]);
-    expect(await dataSource.runMigrations()).toHaveLength(2);
+    expect(await dataSource.runMigrations()).toHaveLength(3);
+  });
+});
+
+describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(() => db?.drop());
+
+  it('gives every token created before it the query scope, and only that', async () => {
+    const options = await resolveDataSourceOptions(parseDatabaseUrl(db.url));
+    const before = await new DataSource({
+      ...options,
+      entities: [],
+      migrations: [InitialSchema1763700000000, Dashboard1763800000000],
+    }).initialize();
+    const token = generateToken();
+    const id = randomUUID();
+    try {
+      await before.runMigrations({ transaction: 'each' });
+      // The row exactly as the old schema's code wrote it.
+      await before.query(
+        'INSERT INTO access_tokens (id, name, prefix, token_hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)',
+        [id, 'old', displayPrefixOf(token), hashToken(token), Date.now()],
+      );
+    } finally {
+      await before.destroy();
+    }
+
+    const after = await new DataSource(options).initialize();
+    try {
+      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
+        'TokenScopes1763900000000',
+      ]);
+      const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
+      expect(row.scopes).toBe('query');
+
+      const tokens = new AccessTokensService(after.getRepository(AccessTokenEntity));
+      const request = { headers: { 'access-token': token } };
+      expect(await tokens.authorizeRequest(request, 'query')).toEqual({
+        id,
+        name: 'old',
+        scopes: ['query'],
+      });
+      await expect(tokens.authorizeRequest(request, 'ingest')).rejects.toMatchObject({
+        code: 'INSUFFICIENT_SCOPE',
+        message: "Access token lacks the 'ingest' scope",
+      });
+      expect((await tokens.list()).find((t) => t.id === id)?.scopes).toEqual(['query']);
+      await tokens.onApplicationShutdown();
+    } finally {
+      await after.destroy();
+    }
   });
 });

@@ -10,14 +10,19 @@ export class DashboardClient {
 
   async request(
     path: string,
-    init: RequestInit & { form?: Record<string, string>; json?: unknown } = {},
+    init: RequestInit & { form?: Record<string, string | string[]>; json?: unknown } = {},
   ) {
     const headers = new Headers(init.headers);
     if (this.cookies.size > 0) headers.set('cookie', this.cookieHeader());
     let body = init.body;
     if (init.form) {
       headers.set('content-type', 'application/x-www-form-urlencoded');
-      body = new URLSearchParams(init.form).toString();
+      // A list is a repeated field, as a browser sends checkboxes of one name.
+      body = new URLSearchParams(
+        Object.entries(init.form).flatMap(([name, value]) =>
+          (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]),
+        ),
+      ).toString();
     }
     if (init.json !== undefined) {
       headers.set('content-type', 'application/json');

@@ -2,6 +2,7 @@
 export enum ErrorCode {
   TOKEN_REQUIRED = 'TOKEN_REQUIRED',
   INVALID_TOKEN = 'INVALID_TOKEN',
+  INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
   SPACE_NOT_FOUND = 'SPACE_NOT_FOUND',
   INVALID_SPRINT_ID = 'INVALID_SPRINT_ID',
@@ -41,6 +42,11 @@ export const ERROR_DEFINITIONS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
     message: 'Invalid access token',
     category: 'AUTHENTICATION',
     httpStatus: 401,
+  },
+  [ErrorCode.INSUFFICIENT_SCOPE]: {
+    message: 'Access token lacks the scope this endpoint requires',
+    category: 'AUTHENTICATION',
+    httpStatus: 403,
   },
   [ErrorCode.RATE_LIMIT_EXCEEDED]: {
     message: 'Rate limit exceeded',

@@ -3,7 +3,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { requestIdOf, requestOfContext } from './request-of';
 
 /** Statuses an error may impose on the whole HTTP response (PRODUCT.md section 1, Errors). */
-const RESPONSE_STATUSES = new Set([400, 401, 429, 503]);
+const RESPONSE_STATUSES = new Set([400, 401, 403, 429, 503]);
 
 /**
  * Completes the error envelope once the response is known: adds the request id to every error

@@ -1,4 +1,5 @@
 import type { AccessTokenInfo, CreatedAccessToken } from '../../auth/access-tokens.service';
+import { DEFAULT_TOKEN_SCOPES, TOKEN_SCOPES, TokenScope } from '../../auth/token-scopes';
 import type { LoyaltyPointsRanks } from '../../leaderboards/loyalty-points-ranks.model';
 import type { Address } from '../../profiles/address.model';
 import type { Quest } from '../../quests/quest.model';
@@ -50,6 +51,23 @@ export function signInPage(options: {
   );
 }
 
+/** The scope checkboxes of the generate form: a label and one line on what each one opens. */
+const SCOPE_CHOICES: Record<TokenScope, { label: string; hint: SafeHtml }> = {
+  query: {
+    label: 'Query',
+    hint: html`read spaces, leaderboards and quests with <code>POST /query</code>`,
+  },
+  ingest: {
+    label: 'Ingest',
+    hint: html`send records (points, spaces, sprints, quests) to <code>POST /ingest</code>`,
+  },
+};
+
+const scopeList = (scopes: readonly string[]) =>
+  html`<span class="scopes"
+    >${scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code class="scope">${scope}</code>`)}</span
+  >`;
+
 export function settingsPage(
   session: Signed,
   options: {
@@ -57,8 +75,26 @@ export function settingsPage(
     created?: CreatedAccessToken;
     error?: string;
     notice?: string;
+    /** What a refused form held, to show it again. */
+    form?: { name: string; scopes: string[] };
   },
 ): SafeHtml {
+  const checked = new Set<string>(options.form?.scopes ?? DEFAULT_TOKEN_SCOPES);
+  const scopeBoxes = TOKEN_SCOPES.map(
+    (scope) =>
+      html`<div class="check">
+        <input
+          id="scope-${scope}"
+          type="checkbox"
+          name="scopes"
+          value="${scope}"
+          aria-describedby="scope-${scope}-hint"
+          ${checked.has(scope) ? new SafeHtml('checked') : ''}
+        />
+        <label for="scope-${scope}">${SCOPE_CHOICES[scope].label}</label>
+        <span id="scope-${scope}-hint" class="hint">${SCOPE_CHOICES[scope].hint}</span>
+      </div>`,
+  );
   const created = options.created
     ? html`<div class="card created" role="status" aria-live="polite">
         <h3>New API token “${options.created.name}”</h3>
@@ -66,6 +102,7 @@ export function settingsPage(
           <strong>Copy it now: it will not be shown again.</strong> Store it somewhere safe; send it
           in the <code>access-token</code> header.
         </p>
+        <p>Scopes: ${scopeList(options.created.scopes)}</p>
         <div class="copy-row">
           <label class="visually-hidden" for="new-token">New API token</label>
           <input
@@ -84,6 +121,7 @@ export function settingsPage(
       html`<tr>
         <td data-label="Name">${token.name}</td>
         <td data-label="Token"><code>${token.prefix}…</code></td>
+        <td data-label="Scopes">${scopeList(token.scopes)}</td>
         <td data-label="Created">${formatTime(token.createdAt)}</td>
         <td data-label="Last used">${formatTime(token.lastUsedAt)}</td>
         <td>
@@ -99,21 +137,29 @@ export function settingsPage(
       <section id="server-api" class="card" aria-labelledby="server-api-title">
         <h2 id="server-api-title">Server API</h2>
         <p>
-          API tokens let your servers query <code>POST /query</code>. Each token is shown once, when
-          it is generated.
+          API tokens let your servers query <code>POST /query</code> and send records to
+          <code>POST /ingest</code>, as far as their scopes allow. Each token is shown once, when it
+          is generated.
         </p>
         ${alert(options.error)} ${alert(options.notice, 'notice')} ${created}
-        <form method="post" action="/dashboard/settings/server-api/tokens" class="row">
+        <form method="post" action="/dashboard/settings/server-api/tokens" class="generate">
           <input type="hidden" name="_csrf" value="${session.csrfToken}" />
-          <label for="token-name">Token name</label>
-          <input
-            id="token-name"
-            name="name"
-            type="text"
-            required
-            maxlength="100"
-            placeholder="e.g. export-script"
-          />
+          <div class="row">
+            <label for="token-name">Token name</label>
+            <input
+              id="token-name"
+              name="name"
+              type="text"
+              required
+              maxlength="100"
+              placeholder="e.g. export-script"
+              value="${options.form?.name ?? ''}"
+            />
+          </div>
+          <fieldset class="scope-choices">
+            <legend>Scopes</legend>
+            ${scopeBoxes}
+          </fieldset>
           <button type="submit">Generate new API token</button>
         </form>
         ${
@@ -127,6 +173,7 @@ export function settingsPage(
                   <tr>
                     <th scope="col">Name</th>
                     <th scope="col">Token</th>
+                    <th scope="col">Scopes</th>
                     <th scope="col">Created</th>
                     <th scope="col">Last used</th>
                     <th scope="col"><span class="visually-hidden">Actions</span></th>
