@@ -9,8 +9,9 @@ import type { AppConfig } from './config/app-config';
 import { DatabaseHealth } from './health/database-health.service';
 import { ShutdownState } from './health/shutdown-state.service';
 import { installErrorEnvelopes } from './http/http-errors';
-import { HttpErrorsFilter } from './http/http-errors.filter';
+import { HttpErrorsFilter, RouteLimits } from './http/http-errors.filter';
 import { installQueryGate } from './http/query-gate';
+import { INGEST_PATH } from './ingest/ingest.controller';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 
 export interface CreateAppOptions extends AppModuleExtras {
@@ -25,18 +26,40 @@ function requestIdOf(request: IncomingMessage): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+/** The routes that answer in the error envelope, with their body limits and media types. */
+function routeLimitsOf(config: AppConfig): RouteLimits {
+  return {
+    [QUERY_PATH]: { maxBodyBytes: config.limits.maxBodyBytes, mediaTypes: 'application/json' },
+    [INGEST_PATH]: {
+      maxBodyBytes: config.ingest.maxBodyBytes,
+      mediaTypes: 'application/json (an array of records) or application/x-ndjson',
+    },
+  };
+}
+
 /** Builds the standalone service, initialised and ready to listen. */
 export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    bodyLimit: config.limits.maxBodyBytes,
+    // The larger of the two; each route gets its own limit below.
+    bodyLimit: Math.max(config.limits.maxBodyBytes, config.ingest.maxBodyBytes),
     genReqId: requestIdOf,
     trustProxy: config.trustProxy,
     // On close, idle keep-alive connections are dropped; requests in flight are finished.
     forceCloseConnections: 'idle',
   });
+  const routeLimits = routeLimitsOf(config);
+  const server = adapter.getInstance();
+  server.addHook('onRoute', (route) => {
+    route.bodyLimit = routeLimits[route.url]?.maxBodyBytes ?? config.limits.maxBodyBytes;
+  });
+  server.addContentTypeParser(
+    ['application/x-ndjson', 'application/ndjson'],
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, body),
+  );
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, options),
     adapter,
@@ -57,25 +80,27 @@ export async function createApp(
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  installQueryGate(
-    fastify,
-    {
-      tokens: app.get(AccessTokensService),
-      limiter: app.get(RateLimiter),
-      database: app.get(DatabaseHealth),
-      shutdown: app.get(ShutdownState),
-    },
-    {
-      path: QUERY_PATH,
-      rateLimits: config.rateLimits,
-      requestTimeoutMs: config.requestTimeoutMs,
-      graphqlIde: config.graphqlIde,
-    },
-  );
+  const gateServices = {
+    tokens: app.get(AccessTokensService),
+    limiter: app.get(RateLimiter),
+    database: app.get(DatabaseHealth),
+    shutdown: app.get(ShutdownState),
+  };
+  installQueryGate(fastify, gateServices, {
+    path: QUERY_PATH,
+    scope: 'query',
+    rateLimits: config.rateLimits,
+    requestTimeoutMs: config.requestTimeoutMs,
+    graphqlIde: config.graphqlIde,
+  });
+  installQueryGate(fastify, gateServices, {
+    path: INGEST_PATH,
+    scope: 'ingest',
+    rateLimits: { token: config.ingest.rateLimits, address: config.rateLimits.address },
+    graphqlIde: false,
+  });
   installErrorEnvelopes(fastify, QUERY_PATH);
-  app.useGlobalFilters(
-    new HttpErrorsFilter(app.getHttpAdapter(), QUERY_PATH, config.limits.maxBodyBytes),
-  );
+  app.useGlobalFilters(new HttpErrorsFilter(app.getHttpAdapter(), routeLimits));
   app.enableShutdownHooks();
   await app.init();
   await fastify.ready();

@@ -29,7 +29,10 @@ export interface AppModuleExtras {
 export class AppModule {
   static forRoot(config: AppConfig, extras: AppModuleExtras = {}): DynamicModule {
     const rateLimit = RateLimitModule.forRoot(config.redisUrl);
-    const loyalty = LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret });
+    const loyalty = LoyaltyModule.forRoot({
+      cursorSecret: config.cursorSecret,
+      ingestMaxRecords: config.ingest.maxRecords,
+    });
     return {
       module: AppModule,
       imports: [

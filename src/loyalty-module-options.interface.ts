@@ -6,4 +6,6 @@ export interface LoyaltyModuleOptions {
    * `service_settings` table, which every instance sharing the database reads.
    */
   cursorSecret?: string;
+  /** Records one POST /ingest request may carry (default 10,000). */
+  ingestMaxRecords?: number;
 }

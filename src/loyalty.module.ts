@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessTokenGuard } from './auth/access-token.guard';
 import { AccessTokensService } from './auth/access-tokens.service';
+import { IngestController } from './ingest/ingest.controller';
 import { IngestService } from './ingest/ingest.service';
 import { BoardReader } from './leaderboards/board-reader';
 import { CursorService } from './leaderboards/cursor.service';
@@ -22,7 +23,9 @@ import { TransactionRunner } from './storage/transaction-runner';
 /**
  * The loyalty leaderboard service as a module: its resolvers, services and entities. The host
  * owns the GraphQL root (code-first), the TypeORM root (with {@link LOYALTY_ENTITIES} and
- * {@link LOYALTY_MIGRATIONS}) and any app-wide guards and filters; this module registers none.
+ * {@link LOYALTY_MIGRATIONS}) and any app-wide guards and filters; this module registers none. Its
+ * one HTTP route, POST /ingest, is guarded by the access-token guard (scope `ingest`); for NDJSON
+ * bodies the host registers a text parser for `application/x-ndjson` (JSON arrays need none).
  *
  * One Nest module holds the features (spaces, leaderboards, quests, profiles, auth, ingest, each in
  * its own folder), so that its options reach every feature without a global provider.
@@ -36,6 +39,7 @@ import { TransactionRunner } from './storage/transaction-runner';
  */
 @Module({
   imports: [TypeOrmModule.forFeature(LOYALTY_ENTITIES)],
+  controllers: [IngestController],
   providers: [
     TransactionRunner,
     SpacesService,

@@ -2,7 +2,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { createReadStream, existsSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, statSync, writeFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 import { AccessTokensService } from '../auth/access-tokens.service';
 import { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TokenScope } from '../auth/token-scopes';
@@ -13,7 +13,10 @@ import { demoRecords } from '../ingest/demo-dataset';
 import { parseRecord } from '../ingest/ingest-record';
 import { IngestService } from '../ingest/ingest.service';
 import { ingestStream, NumberedRecord, readNdjson } from '../ingest/record-stream';
+import { BOARD_CSV_HEADER, boardCsvLine } from '../common/csv';
+import { LeaderboardsService } from '../leaderboards/leaderboards.service';
 import { SpacesService } from '../spaces/spaces.service';
+import { BufferedOutput, ImportProgress } from './progress';
 import { CliModule } from './cli.module';
 import { printSchemaOf } from './schema-printer';
 
@@ -26,8 +29,11 @@ Commands:
   token create --name NAME [--scope query,ingest]
                               create an API access token with these scopes (comma-separated;
                               default query); prints the token alone on stdout
-  import FILE                 apply NDJSON records (PRODUCT.md section 3); refused lines are
-                              reported on stderr with their line number; exit 1 if any was refused
+  import FILE [--batch-size N] apply NDJSON records (PRODUCT.md section 3), N per transaction
+                              (default 20000); progress and refused lines (with their line
+                              number) on stderr; exit 1 if any was refused. Safe to stop and re-run
+  export --space ID [--sprint ID]
+                              print a board as CSV in rank order: rank,address,username,points
   demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N
                               addresses with points each (default 5000)
   setup-demo [--entries N]    migrate, load the demo dataset into an empty database, create a
@@ -187,17 +193,44 @@ async function run(args: string[]): Promise<number> {
     }
     case 'import': {
       const file = rest[0];
-      if (!file || file.startsWith('--')) throw new UsageError('usage: import FILE');
+      if (!file || file.startsWith('--'))
+        throw new UsageError('usage: import FILE [--batch-size N]');
       if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+      const batchSize = positiveInt(option(rest, '--batch-size'), '--batch-size', 20_000);
+      const input = createReadStream(file);
+      const progress = new ImportProgress(statSync(file).size, input);
       const summary = await withContext(config, (app) =>
-        ingestStream(app.get(IngestService), readNdjson(createReadStream(file)), {
-          onRefused: (line, reason) => note(`line ${line}: ${reason}`),
+        ingestStream(app.get(IngestService), readNdjson(input), {
+          batchSize,
+          onRefused: (line, reason) => progress.note(`line ${line}: ${reason}`),
+          onBatch: (sofar) => progress.update(sofar),
         }),
       );
+      progress.finish(summary);
       note(
         `Imported ${file}: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`,
       );
       return summary.refused > 0 ? 1 : 0;
+    }
+    case 'export': {
+      const spaceId = positiveInt(option(rest, '--space'), '--space', 0);
+      if (spaceId === 0) throw new UsageError('usage: export --space ID [--sprint ID]');
+      const sprint = option(rest, '--sprint');
+      const sprintId = sprint === undefined ? null : positiveInt(sprint, '--sprint', 0);
+      await withContext(config, async (app) => {
+        // `export ... | head` closes the pipe early: that is a reader's choice, not a failure.
+        process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+          if (error.code === 'EPIPE') process.exit(0);
+          throw error;
+        });
+        const out = new BufferedOutput(process.stdout);
+        await out.write(`${BOARD_CSV_HEADER}\n`);
+        for await (const row of app.get(LeaderboardsService).exportBoard(spaceId, sprintId)) {
+          await out.write(`${boardCsvLine(row)}\n`);
+        }
+        await out.end();
+      });
+      return 0;
     }
     case 'demo': {
       const entries = positiveInt(option(rest, '--entries'), '--entries', 5000);
@@ -243,7 +276,8 @@ run(process.argv.slice(2)).then(
     if (
       error instanceof UsageError ||
       error instanceof ConfigError ||
-      error instanceof AdminInputError
+      error instanceof AdminInputError ||
+      error instanceof LoyaltyException
     ) {
       note(error.message);
       process.exit(2);

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { createClient, type Entry, type LoyaltyClient } from './client';
 import { LoyaltyApiError } from './errors';
+import { BOARD_CSV_HEADER, boardCsvLine } from '../common/csv';
 
 const HELP = `Usage: loyalty-client <command> [options]     (npm run client -- <command> ...)
 
@@ -72,13 +73,6 @@ function int(args: string[], name: string, required = false): number | undefined
   return Number(raw);
 }
 
-function csvField(value: string | number): string {
-  let text = String(value);
-  // A cell starting like a formula would run as one in a spreadsheet (CSV injection).
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 function format(entry: Entry, kind: string): string {
   const row = {
     rank: entry.rank,
@@ -86,9 +80,7 @@ function format(entry: Entry, kind: string): string {
     username: entry.address?.username ?? '',
     points: entry.points,
   };
-  return kind === 'ndjson'
-    ? JSON.stringify(row)
-    : [row.rank, row.address, row.username, row.points].map(csvField).join(',');
+  return kind === 'ndjson' ? JSON.stringify(row) : boardCsvLine(row);
 }
 
 async function exportBoard(
@@ -125,7 +117,7 @@ async function exportBoard(
   let cursor = resumeFrom;
   let written = 0;
   try {
-    if (kind === 'csv' && !resumeFrom) sink.write('rank,address,username,points\n');
+    if (kind === 'csv' && !resumeFrom) sink.write(`${BOARD_CSV_HEADER}\n`);
     const board = client.leaderboard(spaceId, {
       sprintId: int(args, '--sprint') ?? null,
       after: resumeFrom,

@@ -38,6 +38,14 @@ describe('loadConfig', () => {
             { name: '300/60s', limit: 300, ttlMs: 60_000 },
           ],
         },
+        ingest: {
+          rateLimits: [
+            { name: '50/1s', limit: 50, ttlMs: 1000 },
+            { name: '1000/60s', limit: 1000, ttlMs: 60_000 },
+          ],
+          maxRecords: 10_000,
+          maxBodyBytes: 16_777_216,
+        },
         trustProxy: false,
         limits: {
           maxBodyBytes: 102_400,
@@ -100,6 +108,9 @@ describe('loadConfig', () => {
         REDIS_URL: 'redis://cache:6379/2',
         RATE_LIMIT_TOKEN: '5/1s',
         RATE_LIMIT_ADDRESS: 'off',
+        RATE_LIMIT_INGEST: '100/1s',
+        INGEST_MAX_RECORDS: '2000',
+        INGEST_MAX_BODY_BYTES: '1048576',
         TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
         MAX_BODY_BYTES: '2048',
         MAX_QUERY_DEPTH: '7',
@@ -129,6 +140,11 @@ describe('loadConfig', () => {
         nodeEnv: 'production',
         redisUrl: 'redis://cache:6379/2',
         rateLimits: { token: [{ name: '5/1s', limit: 5, ttlMs: 1000 }], address: [] },
+        ingest: {
+          rateLimits: [{ name: '100/1s', limit: 100, ttlMs: 1000 }],
+          maxRecords: 2000,
+          maxBodyBytes: 1_048_576,
+        },
         trustProxy: ['10.0.0.0/8', '127.0.0.1'],
         limits: { maxBodyBytes: 2048, maxDepth: 7, maxAliases: 0, maxCost: 500, maxTokens: 900 },
         requestTimeoutMs: 2500,
@@ -145,6 +161,8 @@ describe('loadConfig', () => {
     it.each([
       ['RATE_LIMIT_TOKEN', '10 per second'],
       ['RATE_LIMIT_ADDRESS', '0/1s'],
+      ['RATE_LIMIT_INGEST', 'lots'],
+      ['INGEST_MAX_RECORDS', '0'],
       ['RATE_LIMIT_TOKEN', '5/2d'],
       ['REDIS_URL', 'localhost:6379'],
       ['TRUST_PROXY', 'everyone'],

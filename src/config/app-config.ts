@@ -22,6 +22,8 @@ export interface AppConfig {
   /** Shared state for several instances (rate limits); absent = this process alone. */
   redisUrl?: string;
   rateLimits: { token: RateLimitRule[]; address: RateLimitRule[] };
+  /** POST /ingest: its own budget per token, and how much one request may carry. */
+  ingest: IngestLimits;
   /** Fastify's trustProxy: false, true, a hop count, or addresses/CIDRs of trusted proxies. */
   trustProxy: boolean | number | string[];
   limits: QueryLimits;
@@ -38,6 +40,12 @@ export interface QueryLimits {
   maxAliases: number;
   maxCost: number;
   maxTokens: number;
+}
+
+export interface IngestLimits {
+  rateLimits: RateLimitRule[];
+  maxRecords: number;
+  maxBodyBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -157,6 +165,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimits: {
       token: readRules(env, 'RATE_LIMIT_TOKEN', '20/1s,300/30s', problems),
       address: readRules(env, 'RATE_LIMIT_ADDRESS', '20/1s,300/60s', problems),
+    },
+    ingest: {
+      rateLimits: readRules(env, 'RATE_LIMIT_INGEST', '50/1s,1000/60s', problems),
+      maxRecords: readInt(env, 'INGEST_MAX_RECORDS', 10_000, 1, 100_000, problems),
+      maxBodyBytes: readInt(env, 'INGEST_MAX_BODY_BYTES', 16_777_216, 1024, 268_435_456, problems),
     },
     trustProxy: readTrustProxy(env.TRUST_PROXY, problems),
     limits: {

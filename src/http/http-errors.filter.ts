@@ -9,26 +9,38 @@ import {
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../common/errors/error-code';
+import { classifyFailure } from '../common/errors/failure-classifier';
+import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { refuse } from './query-gate';
 
+/** Per routed path: what it accepts. */
+export type RouteLimits = Record<string, { maxBodyBytes: number; mediaTypes: string }>;
+
 /** What Fastify refuses before a route runs (Nest hands it over as an HttpException). */
-function describe(status: number, maxBodyBytes: number): { code: ErrorCode; message: string } {
+function describe(
+  status: number,
+  limits: RouteLimits[string],
+): { code: ErrorCode; message: string } {
   if (status === Number(HttpStatus.PAYLOAD_TOO_LARGE)) {
     return {
       code: ErrorCode.REQUEST_TOO_LARGE,
-      message: `Request body is too large: at most ${maxBodyBytes} bytes`,
+      message: `Request body is too large: at most ${limits.maxBodyBytes} bytes`,
     };
   }
   if (status === Number(HttpStatus.UNSUPPORTED_MEDIA_TYPE)) {
-    return { code: ErrorCode.MALFORMED_REQUEST, message: 'Content-Type must be application/json' };
+    return {
+      code: ErrorCode.MALFORMED_REQUEST,
+      message: `Content-Type must be ${limits.mediaTypes}`,
+    };
   }
   return { code: ErrorCode.MALFORMED_REQUEST, message: 'Request body is not valid JSON' };
 }
 
 /**
  * Our host's app-wide filter: requests to /query that fail before GraphQL (body too large, broken
- * JSON, wrong media type) are answered in the error envelope with HTTP 400. Other routes keep
- * Nest's own handling; GraphQL errors pass through untouched.
+ * JSON, wrong media type) and failures of /ingest are answered in the error envelope (400 for
+ * bad requests, 503 when the database is down or timed out). Other routes keep Nest's own
+ * handling; GraphQL errors pass through untouched.
  */
 @Catch()
 export class HttpErrorsFilter extends BaseExceptionFilter {
@@ -36,8 +48,7 @@ export class HttpErrorsFilter extends BaseExceptionFilter {
 
   constructor(
     httpAdapter: HttpServer,
-    private readonly queryPath: string,
-    private readonly maxBodyBytes: number,
+    private readonly routes: RouteLimits,
   ) {
     super(httpAdapter);
   }
@@ -48,13 +59,21 @@ export class HttpErrorsFilter extends BaseExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     // The routed path, as the gate sees it ("/%71uery" is /query too).
     const path = request.routeOptions?.url ?? request.url.split('?')[0];
-    if (path !== this.queryPath) return super.catch(exception, host);
+    const limits = Object.prototype.hasOwnProperty.call(this.routes, path)
+      ? this.routes[path]
+      : undefined;
+    if (!limits) return super.catch(exception, host);
+    if (exception instanceof LoyaltyException) {
+      return refuse(reply, request, exception.code, exception.message);
+    }
     const status =
       exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
     if (status >= 400 && status < 500) {
-      const { code, message } = describe(status, this.maxBodyBytes);
+      const { code, message } = describe(status, limits);
       return refuse(reply, request, code, message);
     }
+    const failure = classifyFailure(exception);
+    if (failure !== ErrorCode.INTERNAL_SERVER_ERROR) return refuse(reply, request, failure);
     this.logger.error(
       exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
     );

@@ -5,7 +5,7 @@ import {
   AccessTokensService,
   AuthenticatedToken,
 } from '../auth/access-tokens.service';
-import { hasScope, insufficientScope } from '../auth/token-scopes';
+import { hasScope, insufficientScope, TokenScope } from '../auth/token-scopes';
 import { ERROR_DEFINITIONS, ErrorCode } from '../common/errors/error-code';
 import { envelopeFor } from '../common/errors/error-envelope';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
@@ -16,8 +16,12 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.
 
 export interface QueryGateOptions {
   path: string;
+  /** The scope a token needs here. */
+  scope: TokenScope;
+  /** Token budgets are per token and per scope: ingestion never spends the query budget. */
   rateLimits: { token: RateLimitRule[]; address: RateLimitRule[] };
-  requestTimeoutMs: number;
+  /** Omitted: no deadline (a write runs to its commit or rollback; its answer says which). */
+  requestTimeoutMs?: number;
   /** Let browsers GET the in-browser IDE without a token. */
   graphqlIde: boolean;
 }
@@ -158,15 +162,18 @@ export function installQueryGate(
       if (decision && !decision.allowed) return tooMany(reply, request, decision);
       return refuse(reply, request, error.code, error.message);
     }
-    const decision = await services.limiter.consume(`token:${token.id}`, options.rateLimits.token);
+    const budget = options.scope === 'query' ? `token:${token.id}` : `${options.scope}:${token.id}`;
+    const decision = await services.limiter.consume(budget, options.rateLimits.token);
     if (decision) {
       if (!decision.allowed) return tooMany(reply, request, decision);
       setRateLimitHeaders(reply, decision);
     }
-    if (!hasScope(token, 'query')) {
-      const refusal = insufficientScope('query');
+    if (!hasScope(token, options.scope)) {
+      const refusal = insufficientScope(options.scope);
       return refuse(reply, request, refusal.code, refusal.message);
     }
+    if (options.requestTimeoutMs === undefined) return;
+    const timeoutMs = options.requestTimeoutMs;
     const controller = attachDeadline(request);
     (request as unknown as Record<symbol, NodeJS.Timeout>)[DEADLINE] = setTimeout(() => {
       controller.abort();
@@ -175,10 +182,10 @@ export function installQueryGate(
           reply,
           request,
           ErrorCode.REQUEST_TIMEOUT,
-          `Request timed out after ${options.requestTimeoutMs} ms`,
+          `Request timed out after ${timeoutMs} ms`,
         );
       }
-    }, options.requestTimeoutMs);
+    }, timeoutMs);
   });
   fastify.addHook('onResponse', (request, _reply, done) => {
     clearTimeout((request as unknown as Record<symbol, NodeJS.Timeout | undefined>)[DEADLINE]);

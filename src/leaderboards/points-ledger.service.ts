@@ -18,11 +18,17 @@ interface LedgerEvent {
   occurredAt: number;
 }
 
-interface EntryTotal {
+/** One (board, address) pair that a batch of events changes. */
+interface EntryChange {
   spaceId: number;
   sprintId: number;
   addressKey: string;
-  points: number;
+  /** The total before the batch, when it has been read. */
+  before: number;
+  /** The change so far, and its highest and lowest running values (for the range check). */
+  delta: number;
+  highest: number;
+  lowest: number;
   reachedAt: number;
 }
 
@@ -32,13 +38,16 @@ const MAX_TOTAL = 2_147_483_647;
 const OVERFLOW_REASON =
   'would take the total of this address beyond 2147483647 (or below -2147483647)';
 
-const pairId = (spaceId: number, sprintId: number, addressKey: string) =>
-  `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
-
 /**
  * Applies points to the ledger and to every board they count on (all-time, and each sprint whose
  * window holds the event), inside the caller's transaction. A key is applied once: the same key
  * with the same content again is a duplicate that changes nothing; with other content, a refusal.
+ *
+ * Totals are written once per (board, address) per batch. On SQLite the batch is applied
+ * optimistically (add to the totals, read them back through RETURNING) and checked afterwards;
+ * a batch that would take a total out of range is rolled back to a savepoint and applied again,
+ * event by event, against totals read first, which is how MySQL always applies (under the row
+ * locks of SELECT ... FOR UPDATE).
  */
 @Injectable()
 export class PointsLedgerService {
@@ -62,7 +71,14 @@ export class PointsLedgerService {
     const fresh: LedgerEvent[] = [];
     const outcomes = records.map((record): RecordOutcome => {
       if (!known.has(record.spaceId)) return refused('spaceId', `unknown space ${record.spaceId}`);
-      const event: LedgerEvent = { ...record, addressKey: addressKeyOf(record.address) };
+      const event: LedgerEvent = {
+        key: record.key,
+        spaceId: record.spaceId,
+        addressKey: addressKeyOf(record.address),
+        address: record.address,
+        points: record.points,
+        occurredAt: record.occurredAt,
+      };
       const prior = seen.get(record.key);
       if (prior) {
         return sameContent(prior, event)
@@ -141,145 +157,278 @@ export class PointsLedgerService {
    * out of GraphQL's Int range, which would make the whole board unreadable.
    */
   private async applyEvents(manager: EntityManager, events: LedgerEvent[]): Promise<Set<string>> {
-    const dialect = dialectOf(manager);
-    const sprints = await this.spaces.sprintsOfSpaces(manager, [
-      ...new Set(events.map((e) => e.spaceId)),
-    ]);
-    const boardsOf = (event: LedgerEvent): number[] => [
-      ALL_TIME_SPRINT_ID,
-      ...sprints
-        .filter(
-          (s) =>
-            s.spaceId === event.spaceId &&
-            s.startTime <= event.occurredAt &&
-            event.occurredAt < s.endTime,
-        )
-        .map((s) => s.id),
-    ];
-    const before = await this.readTotals(manager, dialect, events, boardsOf);
-    const after = new Map<string, EntryTotal>();
+    const boardsOf = await this.boardFinder(manager, events);
+    if (dialectOf(manager) === 'sqlite') {
+      await manager.query('SAVEPOINT points_batch');
+      if (await this.applyOptimistically(manager, events, boardsOf)) {
+        await manager.query('RELEASE points_batch');
+        return new Set();
+      }
+      await manager.query('ROLLBACK TO points_batch');
+      await manager.query('RELEASE points_batch');
+    }
+    return this.applyChecked(manager, events, boardsOf);
+  }
+
+  /**
+   * Adds every event to the totals without reading them first, then checks the totals that come
+   * back: false (and the caller rolls back) when some running total left the allowed range.
+   */
+  private async applyOptimistically(
+    manager: EntityManager,
+    events: readonly LedgerEvent[],
+    boardsOf: (event: LedgerEvent) => readonly number[],
+  ): Promise<boolean> {
+    const changes = new Map<string, EntryChange>();
+    for (const event of events) {
+      for (const sprintId of boardsOf(event)) {
+        const change = changeOf(changes, event, sprintId);
+        change.delta += event.points;
+        change.highest = Math.max(change.highest, change.delta);
+        change.lowest = Math.min(change.lowest, change.delta);
+        change.reachedAt = Math.max(change.reachedAt, event.occurredAt);
+      }
+    }
+    await this.insertEvents(manager, events);
+    for (const board of groupByBoard(changes.values())) {
+      let countChange = 0;
+      for (const part of chunk(board, IN_CHUNK)) {
+        const rows: Array<{ addressKey: string; points: unknown }> = await manager.query(
+          `${upsertSql(
+            'sqlite',
+            'board_entries',
+            ENTRY_COLUMNS,
+            ENTRY_KEY,
+            { points: 'add', reached_at: 'max' },
+            part.length,
+          )} RETURNING address_key AS addressKey, points`,
+          entryValues(part, (change) => change.delta),
+        );
+        const byKey = new Map(part.map((change) => [change.addressKey, change]));
+        for (const row of rows) {
+          const change = byKey.get(row.addressKey)!;
+          const after = num(row.points);
+          const before = after - change.delta;
+          if (before + change.highest > MAX_TOTAL || before + change.lowest < -MAX_TOTAL)
+            return false;
+          countChange += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
+        }
+      }
+      await this.addToEntryCount(manager, board[0], countChange);
+    }
+    await this.profiles.rememberAddresses(
+      manager,
+      events.map((e) => e.address),
+    );
+    return true;
+  }
+
+  /**
+   * Reads the totals the events touch (locked on MySQL until the transaction ends), applies the
+   * events one by one, refusing any that would leave the allowed range, and writes the totals.
+   */
+  private async applyChecked(
+    manager: EntityManager,
+    events: readonly LedgerEvent[],
+    boardsOf: (event: LedgerEvent) => readonly number[],
+  ): Promise<Set<string>> {
+    const changes = new Map<string, EntryChange>();
+    for (const event of events) {
+      for (const sprintId of boardsOf(event)) changeOf(changes, event, sprintId);
+    }
+    await this.readTotals(manager, changes);
     const refusedKeys = new Set<string>();
     const acceptedEvents: LedgerEvent[] = [];
     for (const event of events) {
-      const next = boardsOf(event).map((sprintId) => {
-        const id = pairId(event.spaceId, sprintId, event.addressKey);
-        const current = after.get(id) ?? before.get(id);
-        return {
-          id,
-          total: {
-            spaceId: event.spaceId,
-            sprintId,
-            addressKey: event.addressKey,
-            points: (current?.points ?? 0) + event.points,
-            reachedAt: Math.max(current?.reachedAt ?? event.occurredAt, event.occurredAt),
-          },
-        };
-      });
-      if (next.some(({ total }) => total.points > MAX_TOTAL || total.points < -MAX_TOTAL)) {
+      const touched = boardsOf(event).map((sprintId) =>
+        changes.get(entryId(event.spaceId, sprintId, event.addressKey))!,
+      );
+      if (
+        touched.some((change) => {
+          const total = change.before + change.delta + event.points;
+          return total > MAX_TOTAL || total < -MAX_TOTAL;
+        })
+      ) {
         refusedKeys.add(event.key);
         continue;
       }
-      for (const { id, total } of next) after.set(id, total);
+      for (const change of touched) {
+        change.delta += event.points;
+        change.reachedAt = Math.max(change.reachedAt, event.occurredAt);
+      }
       acceptedEvents.push(event);
     }
-
-    const columns = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
-    for (const part of chunk(acceptedEvents, IN_CHUNK)) {
-      await manager.query(
-        `INSERT INTO points_events (${columns.join(', ')}) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-        part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
-      );
+    await this.insertEvents(manager, acceptedEvents);
+    const written = [...changes.values()].filter((change) => change.reachedAt > -Infinity);
+    for (const board of groupByBoard(written)) {
+      let countChange = 0;
+      for (const change of board) {
+        const after = change.before + change.delta;
+        countChange += (after > 0 ? 1 : 0) - (change.before > 0 ? 1 : 0);
+      }
+      for (const part of chunk(board, IN_CHUNK)) {
+        await manager.query(
+          upsertSql(
+            dialectOf(manager),
+            'board_entries',
+            ENTRY_COLUMNS,
+            ENTRY_KEY,
+            { points: 'set', reached_at: 'max' },
+            part.length,
+          ),
+          entryValues(part, (change) => change.before + change.delta),
+        );
+      }
+      await this.addToEntryCount(manager, board[0], countChange);
     }
     await this.profiles.rememberAddresses(
       manager,
       acceptedEvents.map((e) => e.address),
     );
-
-    const byBoard = new Map<string, EntryTotal[]>();
-    for (const total of after.values()) {
-      const board = `${total.spaceId}:${total.sprintId}`;
-      byBoard.set(board, [...(byBoard.get(board) ?? []), total]);
-    }
-    for (const totals of byBoard.values()) {
-      let countChange = 0;
-      for (const total of totals) {
-        const previous =
-          before.get(pairId(total.spaceId, total.sprintId, total.addressKey))?.points ?? 0;
-        countChange += (total.points > 0 ? 1 : 0) - (previous > 0 ? 1 : 0);
-      }
-      for (const part of chunk(totals, IN_CHUNK)) {
-        await manager.query(
-          upsertSql(
-            dialect,
-            'board_entries',
-            ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
-            ['space_id', 'sprint_id', 'address_key'],
-            { points: 'set', reached_at: 'set' },
-            part.length,
-          ),
-          part.flatMap((t) => [t.spaceId, t.sprintId, t.addressKey, t.points, t.reachedAt]),
-        );
-      }
-      if (countChange !== 0) {
-        await manager.query(
-          upsertSql(
-            dialect,
-            'boards',
-            ['space_id', 'sprint_id', 'entry_count'],
-            ['space_id', 'sprint_id'],
-            { entry_count: 'add' },
-            1,
-          ),
-          [totals[0].spaceId, totals[0].sprintId, countChange],
-        );
-      }
-    }
     return refusedKeys;
   }
 
-  /** The running totals the events touch, locked on MySQL until the transaction ends. */
+  /** For each event, the boards it counts on: all-time and the sprints whose window holds it. */
+  private async boardFinder(
+    manager: EntityManager,
+    events: readonly LedgerEvent[],
+  ): Promise<(event: LedgerEvent) => readonly number[]> {
+    const sprints = await this.spaces.sprintsOfSpaces(manager, [
+      ...new Set(events.map((e) => e.spaceId)),
+    ]);
+    const bySpace = new Map<number, SprintEntity[]>();
+    for (const sprint of sprints) {
+      const list = bySpace.get(sprint.spaceId);
+      if (list) list.push(sprint);
+      else bySpace.set(sprint.spaceId, [sprint]);
+    }
+    const allTimeOnly = [ALL_TIME_SPRINT_ID] as const;
+    return (event) => {
+      const candidates = bySpace.get(event.spaceId);
+      if (!candidates) return allTimeOnly;
+      const boards: number[] = [ALL_TIME_SPRINT_ID];
+      for (const sprint of candidates) {
+        if (sprint.startTime <= event.occurredAt && event.occurredAt < sprint.endTime)
+          boards.push(sprint.id);
+      }
+      return boards;
+    };
+  }
+
+  private async insertEvents(manager: EntityManager, events: readonly LedgerEvent[]) {
+    const columns = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
+    for (const part of chunk(events, IN_CHUNK)) {
+      await manager.query(
+        `INSERT INTO points_events (${columns.join(', ')}) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+        part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
+      );
+    }
+  }
+
+  private async addToEntryCount(
+    manager: EntityManager,
+    board: { spaceId: number; sprintId: number },
+    countChange: number,
+  ): Promise<void> {
+    if (countChange === 0) return;
+    await manager.query(
+      upsertSql(
+        dialectOf(manager),
+        'boards',
+        ['space_id', 'sprint_id', 'entry_count'],
+        ['space_id', 'sprint_id'],
+        { entry_count: 'add' },
+        1,
+      ),
+      [board.spaceId, board.sprintId, countChange],
+    );
+  }
+
+  /** Fills in `before` of each change: its stored total (0 when the address has none yet). */
   private async readTotals(
     manager: EntityManager,
-    dialect: Dialect,
-    events: readonly LedgerEvent[],
-    boardsOf: (event: LedgerEvent) => number[],
-  ): Promise<Map<string, EntryTotal>> {
-    const wanted = new Map<string, { spaceId: number; sprintId: number; keys: Set<string> }>();
-    for (const event of events) {
-      for (const sprintId of boardsOf(event)) {
-        const board = `${event.spaceId}:${sprintId}`;
-        const entry = wanted.get(board) ?? {
-          spaceId: event.spaceId,
-          sprintId,
-          keys: new Set<string>(),
-        };
-        entry.keys.add(event.addressKey);
-        wanted.set(board, entry);
-      }
-    }
-    const totals = new Map<string, EntryTotal>();
-    for (const { spaceId, sprintId, keys } of wanted.values()) {
-      for (const part of chunk([...keys], IN_CHUNK)) {
+    changes: ReadonlyMap<string, EntryChange>,
+  ): Promise<void> {
+    const dialect = dialectOf(manager);
+    for (const board of groupByBoard(changes.values())) {
+      const { spaceId, sprintId } = board[0];
+      for (const part of chunk(board, IN_CHUNK)) {
         const rows: Array<Record<string, unknown>> = await manager.query(
-          `SELECT address_key AS addressKey, points, reached_at AS reachedAt FROM board_entries
+          `SELECT address_key AS addressKey, points FROM ${byPrimaryKey(dialect)}
            WHERE space_id = ? AND sprint_id = ? AND address_key IN (${part.map(() => '?').join(', ')})
            ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
-          [spaceId, sprintId, ...part],
+          [spaceId, sprintId, ...part.map((change) => change.addressKey)],
         );
         for (const row of rows) {
-          const addressKey = String(row.addressKey);
-          totals.set(pairId(spaceId, sprintId, addressKey), {
-            spaceId,
-            sprintId,
-            addressKey,
-            points: num(row.points),
-            reachedAt: num(row.reachedAt),
-          });
+          changes.get(entryId(spaceId, sprintId, String(row.addressKey)))!.before = num(row.points);
         }
       }
     }
-    return totals;
   }
+}
+
+const ENTRY_COLUMNS = ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'];
+const ENTRY_KEY = ['space_id', 'sprint_id', 'address_key'];
+
+const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
+  `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
+
+function changeOf(
+  changes: Map<string, EntryChange>,
+  event: LedgerEvent,
+  sprintId: number,
+): EntryChange {
+  const id = entryId(event.spaceId, sprintId, event.addressKey);
+  let change = changes.get(id);
+  if (!change) {
+    change = {
+      spaceId: event.spaceId,
+      sprintId,
+      addressKey: event.addressKey,
+      before: 0,
+      delta: 0,
+      highest: 0,
+      lowest: 0,
+      reachedAt: -Infinity,
+    };
+    changes.set(id, change);
+  }
+  return change;
+}
+
+function groupByBoard(changes: Iterable<EntryChange>): EntryChange[][] {
+  const boards = new Map<string, EntryChange[]>();
+  for (const change of changes) {
+    const id = `${change.spaceId}:${change.sprintId}`;
+    const board = boards.get(id);
+    if (board) board.push(change);
+    else boards.set(id, [change]);
+  }
+  return [...boards.values()];
+}
+
+function entryValues(changes: readonly EntryChange[], points: (change: EntryChange) => number) {
+  const values: unknown[] = [];
+  for (const change of changes) {
+    values.push(
+      change.spaceId,
+      change.sprintId,
+      change.addressKey,
+      points(change),
+      change.reachedAt,
+    );
+  }
+  return values;
+}
+
+/**
+ * board_entries through its primary key: left to themselves, both databases read a long IN list of
+ * addresses through the rank index, which scans the whole board once per statement.
+ */
+function byPrimaryKey(dialect: Dialect): string {
+  return dialect === 'sqlite'
+    ? 'board_entries INDEXED BY sqlite_autoindex_board_entries_1'
+    : 'board_entries FORCE INDEX (PRIMARY)';
 }
 
 function sameContent(a: LedgerEvent, b: LedgerEvent): boolean {

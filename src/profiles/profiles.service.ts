@@ -6,12 +6,17 @@ import type { ProfileRecord } from '../ingest/ingest-record';
 import { RecordOutcome, accepted } from '../ingest/record-outcome';
 import { addressKeyOf } from '../common/address-key';
 import { chunk, dialectOf, insertIgnoreSql } from '../storage/sql-dialect';
+import { afterCommit } from '../storage/transaction-runner';
 import { Address } from './address.model';
 import { ProfileEntity } from './profile.entity';
+
+const STORED_LIMIT = 1_000_000;
 
 @Injectable()
 export class ProfilesService {
   private readonly loaders = new WeakMap<object, DataLoader<string, Address>>();
+  /** Address keys known to have a profile row (bounded; forgotten all at once when full). */
+  private readonly stored = new Set<string>();
 
   constructor(
     @InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>,
@@ -45,13 +50,17 @@ export class ProfilesService {
     });
   }
 
-  /** Records addresses as first received; later spellings of the same address change nothing. */
+  /**
+   * Records addresses as first received; later spellings of the same address change nothing.
+   * Addresses this process saw committed are skipped (profile rows are never deleted).
+   */
   async rememberAddresses(manager: EntityManager, addresses: Iterable<string>): Promise<void> {
     const byKey = new Map<string, string>();
     for (const address of addresses) {
       const key = addressKeyOf(address);
-      if (!byKey.has(key)) byKey.set(key, address);
+      if (!byKey.has(key) && !this.stored.has(key)) byKey.set(key, address);
     }
+    if (byKey.size === 0) return;
     const dialect = dialectOf(manager);
     for (const part of chunk([...byKey], 500)) {
       await manager.query(
@@ -59,6 +68,10 @@ export class ProfilesService {
         part.flat(),
       );
     }
+    afterCommit(manager, () => {
+      if (this.stored.size + byKey.size > STORED_LIMIT) this.stored.clear();
+      for (const key of byKey.keys()) this.stored.add(key);
+    });
   }
 
   async upsertProfile(manager: EntityManager, record: ProfileRecord): Promise<RecordOutcome> {

@@ -26,21 +26,27 @@ export function insertIgnoreSql(
 
 /**
  * INSERT ... or update on key conflict. `updates` names each column to overwrite with the new
- * value ('set') or to add the new value to ('add').
+ * value ('set'), to add the new value to ('add') or to keep the greater of both ('max').
  */
 export function upsertSql(
   dialect: Dialect,
   table: string,
   columns: readonly string[],
   keyColumns: readonly string[],
-  updates: Readonly<Record<string, 'set' | 'add'>>,
+  updates: Readonly<Record<string, 'set' | 'add' | 'max'>>,
   rows: number,
 ): string {
   const insert = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`;
   const assignments = Object.entries(updates).map(([column, how]) => {
     const incoming = dialect === 'sqlite' ? `excluded.${column}` : `VALUES(${column})`;
     const current = dialect === 'sqlite' ? `${table}.${column}` : column;
-    return `${column} = ${how === 'add' ? `${current} + ${incoming}` : incoming}`;
+    const value =
+      how === 'add'
+        ? `${current} + ${incoming}`
+        : how === 'max'
+          ? `${dialect === 'sqlite' ? 'MAX' : 'GREATEST'}(${current}, ${incoming})`
+          : incoming;
+    return `${column} = ${value}`;
   });
   return dialect === 'sqlite'
     ? `${insert} ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${assignments.join(', ')}`

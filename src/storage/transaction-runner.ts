@@ -3,6 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { dialectOf } from './sql-dialect';
 
+const commitHooks = new WeakMap<EntityManager, Array<() => void>>();
+
+/**
+ * Runs `hook` once the transaction of `manager` has committed, and never if it rolls back (or if
+ * the manager is not one of TransactionRunner's): for caches of what is known to be stored.
+ */
+export function afterCommit(manager: EntityManager, hook: () => void): void {
+  commitHooks.get(manager)?.push(hook);
+}
+
 /** Errors after which the whole unit of work runs again. */
 const RETRYABLE: Record<string, number> = {
   ER_LOCK_DEADLOCK: 5,
@@ -63,8 +73,14 @@ export class TransactionRunner implements OnApplicationShutdown {
     work: (manager: EntityManager) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      const committed: Array<() => void> = [];
       try {
-        return await source.transaction(work);
+        const result = await source.transaction((manager) => {
+          commitHooks.set(manager, committed);
+          return work(manager);
+        });
+        for (const hook of committed) hook();
+        return result;
       } catch (error) {
         const code = codeOf(error);
         const limit = code ? (RETRYABLE[code] ?? 1) : 1;

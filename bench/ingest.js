@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+// Ingestion throughput, as an operator sees it: `import FILE` (the CLI, a separate process) and
+// POST /ingest in batches (a real server process, loopback HTTP), each into a fresh database.
+// Usage (after npm run build):
+//   node bench/ingest.js [--records 1000000] [--addresses 100000] [--distribution uniform|zipf|cycle]
+//                        [--db sqlite,mariadb] [--batch 1000] [--concurrency 4] [--skip-http]
+// MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database.
+// Results are printed and written to bench/results/ingest-<time>.json (git-ignored).
+/* eslint-disable */
+const { spawn } = require('node:child_process');
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } = require('node:fs');
+const { cpus, totalmem, tmpdir } = require('node:os');
+const { join } = require('node:path');
+const net = require('node:net');
+const mysql = require('mysql2/promise');
+const { lines, options: fileOptions } = require('./ingest-file');
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : process.argv[i + 1];
+};
+const RECORDS = Number(arg('records', 1_000_000));
+const ADDRESSES = Number(arg('addresses', 100_000));
+const DISTRIBUTION = arg('distribution', 'uniform');
+const DBS = arg('db', 'sqlite,mariadb').split(',');
+const BATCH = Number(arg('batch', 1000));
+const CONCURRENCY = Number(arg('concurrency', 4));
+const SKIP_HTTP = process.argv.includes('--skip-http');
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+
+async function scratchDatabase(kind) {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+    return {
+      url: `sqlite:${join(dir, 'bench.sqlite')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const server = new URL(process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306');
+  const name = `bench_ingest_${Date.now()}`;
+  const connect = () =>
+    mysql.createConnection({
+      host: server.hostname,
+      port: Number(server.port || 3306),
+      user: decodeURIComponent(server.username) || 'root',
+      password: decodeURIComponent(server.password),
+    });
+  const admin = await connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const auth = server.username
+    ? `${server.username}${server.password ? `:${server.password}` : ''}@`
+    : 'root@';
+  return {
+    url: `mysql://${auth}${server.host}/${name}`,
+    drop: async () => {
+      const c = await connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name}`);
+      await c.end();
+    },
+  };
+}
+
+function run(args, env, { capture = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve({ stdout, stderr })
+        : reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(-2000)}`)),
+    );
+  });
+}
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function benchImport(kind, file) {
+  const db = await scratchDatabase(kind);
+  try {
+    await run([CLI, 'migrate'], { DATABASE_URL: db.url });
+    const started = process.hrtime.bigint();
+    const { stderr } = await run([CLI, 'import', file], { DATABASE_URL: db.url });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (!stderr.includes(`${RECORDS + 3} accepted`))
+      throw new Error(`import did not accept everything: ${stderr.slice(-500)}`);
+    return { seconds, perSecond: RECORDS / seconds };
+  } finally {
+    await db.drop();
+  }
+}
+
+async function benchHttp(kind, records) {
+  const db = await scratchDatabase(kind);
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_INGEST: 'off',
+    NODE_ENV: 'production',
+  };
+  let server;
+  try {
+    await run([CLI, 'migrate'], env);
+    const { stdout } = await run(
+      [CLI, 'token', 'create', '--name', 'bench', '--scope', 'ingest'],
+      env,
+    );
+    const token = stdout.trim();
+    server = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const url = `http://127.0.0.1:${port}/ingest`;
+    for (let i = 0; ; i++) {
+      try {
+        await fetch(`http://127.0.0.1:${port}/health/live`);
+        break;
+      } catch {
+        if (i > 200) throw new Error('server did not start');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const post = async (body) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', 'access-token': token },
+        body,
+      });
+      const answer = await response.json();
+      if (response.status !== 200 || answer.refused > 0)
+        throw new Error(
+          `ingest answered ${response.status}: ${JSON.stringify(answer).slice(0, 300)}`,
+        );
+      return answer.accepted;
+    };
+    await post(records.slice(0, 3).join('\n'));
+    const batches = [];
+    for (let i = 3; i < records.length; i += BATCH)
+      batches.push(records.slice(i, i + BATCH).join('\n'));
+    const latencies = [];
+    let next = 0;
+    let accepted = 0;
+    const started = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < batches.length) {
+          const body = batches[next++];
+          const t0 = process.hrtime.bigint();
+          const applied = await post(body);
+          accepted += applied;
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        }
+      }),
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (accepted !== RECORDS) throw new Error(`accepted ${accepted} of ${RECORDS}`);
+    latencies.sort((a, b) => a - b);
+    return {
+      seconds,
+      perSecond: RECORDS / seconds,
+      p50ms: latencies[Math.floor(latencies.length / 2)],
+      p99ms: latencies[Math.floor(latencies.length * 0.99)],
+    };
+  } finally {
+    server?.kill('SIGTERM');
+    await new Promise((r) => (server ? server.once('exit', r) : r()));
+    await db.drop();
+  }
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ingest-file-'));
+  const file = join(dir, 'points.ndjson');
+  const opts = {
+    ...fileOptions([]),
+    records: RECORDS,
+    addresses: ADDRESSES,
+    distribution: DISTRIBUTION,
+  };
+  const records = [...lines(opts)];
+  writeFileSync(file, records.join('\n') + '\n');
+  const machine = `${cpus().length} x ${cpus()[0].model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  console.log(
+    `${RECORDS.toLocaleString('en-US')} points records over ${ADDRESSES.toLocaleString('en-US')} addresses (${DISTRIBUTION}); ${machine}`,
+  );
+  const results = [];
+  for (const kind of DBS) {
+    const imported = await benchImport(kind, file);
+    results.push({ db: kind, path: 'import FILE', ...imported });
+    console.log(
+      `${kind.padEnd(8)} import FILE          ${Math.round(imported.perSecond).toLocaleString('en-US').padStart(8)} records/s  (${imported.seconds.toFixed(1)} s)`,
+    );
+    if (!SKIP_HTTP) {
+      const http = await benchHttp(kind, records);
+      results.push({ db: kind, path: `POST /ingest x${BATCH}`, ...http });
+      console.log(
+        `${kind.padEnd(8)} POST /ingest x${BATCH}   ${Math.round(http.perSecond).toLocaleString('en-US').padStart(8)} records/s  (${http.seconds.toFixed(1)} s, ${CONCURRENCY} clients, batch p50 ${http.p50ms.toFixed(0)} ms, p99 ${http.p99ms.toFixed(0)} ms)`,
+      );
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const out = join(__dirname, 'results');
+  mkdirSync(out, { recursive: true });
+  const target = join(out, `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(
+    target,
+    JSON.stringify(
+      {
+        records: RECORDS,
+        addresses: ADDRESSES,
+        distribution: DISTRIBUTION,
+        machine,
+        batch: BATCH,
+        concurrency: CONCURRENCY,
+        results,
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(`written to ${target}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

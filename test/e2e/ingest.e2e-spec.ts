@@ -1,0 +1,346 @@
+import { DataSource } from 'typeorm';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';
+import { runCli } from '../utils/cli';
+import { DB_KINDS } from '../utils/test-databases';
+import { startTestApp, TestApp } from '../utils/test-app';
+
+const SPACE = { type: 'space', id: 1, name: 'Ingest' };
+const SPRINTS = [
+  {
+    type: 'sprint',
+    id: 11,
+    spaceId: 1,
+    name: 'W1',
+    startTime: '2026-03-01T00:00:00Z',
+    endTime: '2026-03-08T00:00:00Z',
+  },
+  {
+    type: 'sprint',
+    id: 12,
+    spaceId: 1,
+    name: 'W2',
+    startTime: '2026-03-08T00:00:00Z',
+    endTime: '2026-03-15T00:00:00Z',
+  },
+];
+const WINDOWS = {
+  11: { start: SPRINTS[0].startTime, end: SPRINTS[0].endTime },
+  12: { start: SPRINTS[1].startTime, end: SPRINTS[1].endTime },
+};
+
+const BOARD = `query($s: Int, $after: String) { space(id: 1) { loyaltyPointsRanks(sprintId: $s, first: 1000, cursorAfter: $after) {
+  totalCount pageInfo { hasNextPage endCursor } list { rank points address { id address username } } } } }`;
+
+const points = (key: string, address: string, value: number, occurredAt: string) => ({
+  type: 'points',
+  key,
+  spaceId: 1,
+  address,
+  points: value,
+  occurredAt,
+});
+
+interface Row {
+  rank: number;
+  addressKey: string;
+  points: number;
+}
+
+describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
+  let t: TestApp;
+  let ingestToken: string;
+  let ingestUrl: string;
+
+  async function post(
+    body: string,
+    contentType = 'application/json',
+    token: string | null = ingestToken,
+  ) {
+    const headers: Record<string, string> = { 'content-type': contentType };
+    if (token !== null) headers['access-token'] = token;
+    const response = await fetch(ingestUrl, { method: 'POST', headers, body });
+    return { status: response.status, body: (await response.json()) as any };
+  }
+
+  /** The whole board through /query, page by page. */
+  async function walk(sprintId?: number): Promise<{
+    rows: Array<Row & { address: string; username: string | null }>;
+    totalCount: number;
+  }> {
+    const rows: Array<Row & { address: string; username: string | null }> = [];
+    let after: string | undefined;
+    let totalCount = 0;
+    for (;;) {
+      const page = await t.gql(BOARD, { s: sprintId ?? null, after: after ?? null });
+      const board = page.body.data.space.loyaltyPointsRanks;
+      totalCount = board.totalCount;
+      for (const entry of board.list) {
+        rows.push({
+          rank: entry.rank,
+          addressKey: entry.address.id,
+          address: entry.address.address,
+          username: entry.address.username,
+          points: entry.points,
+        });
+      }
+      if (!board.pageInfo.hasNextPage) return { rows, totalCount };
+      after = board.pageInfo.endCursor;
+    }
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { INGEST_MAX_RECORDS: '500' });
+    ingestToken = (await t.app.get(AccessTokensService).create('ingest', ['ingest'])).token;
+    ingestUrl = t.url.replace(/\/query$/, '/ingest');
+    const setup = await post(JSON.stringify([SPACE, ...SPRINTS]));
+    expect(setup.body.accepted).toBe(3);
+  });
+  afterAll(() => t?.close());
+
+  it('refuses tokens without the ingest scope, and requests without a token', async () => {
+    const body = JSON.stringify([points('scope-1', '0xS', 5, '2026-03-02T00:00:00Z')]);
+    const queryOnly = await post(body, 'application/json', t.token);
+    expect(queryOnly.status).toBe(403);
+    expect(queryOnly.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+    const none = await post(body, 'application/json', null);
+    expect(none.status).toBe(401);
+    expect(none.body.errors[0].extensions.code).toBe('TOKEN_REQUIRED');
+    expect((await walk()).rows.find((r) => r.addressKey === '0xs')).toBeUndefined();
+  });
+
+  it('applies a batch with one bad record and names the line, field and reason', async () => {
+    const ndjson = [
+      JSON.stringify(points('bad-1', '0xB1', 10, '2026-03-02T00:00:00Z')),
+      '',
+      JSON.stringify({ ...points('bad-2', '0xB2', 10, '2026-03-02T00:00:00Z'), points: 1.5 }),
+      JSON.stringify(points('bad-3', '0xB3', 10, '2026-03-02T00:00:00Z')),
+    ].join('\n');
+    const response = await post(ndjson, 'application/x-ndjson');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ accepted: 2, duplicates: 0, refused: 1 });
+    expect(response.body.results).toEqual([
+      { line: 1, status: 'accepted' },
+      { line: 3, status: 'refused', reason: expect.stringContaining('points') },
+      { line: 4, status: 'accepted' },
+    ]);
+    const keys = (await walk()).rows.map((r) => r.addressKey);
+    expect(keys).toEqual(expect.arrayContaining(['0xb1', '0xb3']));
+    expect(keys).not.toContain('0xb2');
+  });
+
+  it('acknowledges a repeated delivery, refuses a conflicting one, and changes nothing', async () => {
+    const batch = JSON.stringify([
+      points('dup-1', '0xD1', 40, '2026-03-03T00:00:00Z'),
+      points('dup-2', '0xD2', 30, '2026-03-03T00:00:00Z'),
+    ]);
+    expect((await post(batch)).body).toMatchObject({ accepted: 2 });
+    const before = await walk();
+    const again = await post(batch);
+    expect(again.body).toMatchObject({ accepted: 0, duplicates: 2, refused: 0 });
+    // The same key in another letter case of the address is the same content.
+    const recased = await post(
+      JSON.stringify([points('dup-1', '0xd1', 40, '2026-03-03T00:00:00Z')]),
+    );
+    expect(recased.body).toMatchObject({ duplicates: 1 });
+    const conflict = await post(
+      JSON.stringify([points('dup-2', '0xD2', 31, '2026-03-03T00:00:00Z')]),
+    );
+    expect(conflict.body.results).toEqual([
+      {
+        line: 1,
+        status: 'refused',
+        field: 'key',
+        reason: expect.stringContaining('different points record'),
+      },
+    ]);
+    expect(await walk()).toEqual(before);
+  });
+
+  it('applies each record once when 20 deliveries of the same batch race', async () => {
+    const records = Array.from({ length: 50 }, (_, i) =>
+      points(`race-${i}`, `0xRACE${i % 7}`, 1 + i, '2026-03-04T00:00:00Z'),
+    );
+    const body = JSON.stringify(records);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(answers.reduce((sum, a) => sum + a.body.accepted, 0)).toBe(50);
+    expect(answers.reduce((sum, a) => sum + a.body.duplicates, 0)).toBe(19 * 50);
+    const expected = new Map<string, number>();
+    records.forEach((r) =>
+      expected.set(
+        r.address.toLowerCase(),
+        (expected.get(r.address.toLowerCase()) ?? 0) + r.points,
+      ),
+    );
+    const rows = (await walk()).rows.filter((r) => r.addressKey.startsWith('0xrace'));
+    expect(new Map(rows.map((r) => [r.addressKey, r.points]))).toEqual(expected);
+  });
+
+  it('takes deductions, and an address whose total drops to 0 or below leaves the board', async () => {
+    const start = await walk();
+    await post(JSON.stringify([points('ded-1', '0xDED', 25, '2026-03-05T00:00:00Z')]));
+    expect((await walk()).totalCount).toBe(start.totalCount + 1);
+    const down = await post(
+      JSON.stringify([points('ded-2', '0xDED', -10, '2026-03-05T01:00:00Z')]),
+    );
+    expect(down.body.accepted).toBe(1);
+    expect((await walk()).rows.find((r) => r.addressKey === '0xded')?.points).toBe(15);
+    await post(JSON.stringify([points('ded-3', '0xDED', -15, '2026-03-05T02:00:00Z')]));
+    const after = await walk();
+    expect(after.totalCount).toBe(start.totalCount);
+    expect(after.rows.find((r) => r.addressKey === '0xded')).toBeUndefined();
+    await post(JSON.stringify([points('ded-4', '0xDED', -5, '2026-03-05T03:00:00Z')]));
+    await post(JSON.stringify([points('ded-5', '0xDED', 6, '2026-03-05T04:00:00Z')]));
+    expect((await walk()).rows.find((r) => r.addressKey === '0xded')?.points).toBe(1);
+  });
+
+  it('attributes events to the sprint whose window holds them: start in, end out', async () => {
+    await post(
+      JSON.stringify([
+        points('edge-1', '0xEDGE', 1, '2026-03-01T00:00:00Z'), // W1 start: in W1
+        points('edge-2', '0xEDGE', 10, '2026-03-07T23:59:59.999Z'), // W1 last instant
+        points('edge-3', '0xEDGE', 100, '2026-03-08T00:00:00Z'), // W1 end = W2 start: W2 only
+        points('edge-4', '0xEDGE', 1000, '2026-03-15T00:00:00Z'), // W2 end: no sprint
+        points('edge-5', '0xEDGE', 5000, '2026-02-28T23:59:59.999Z'), // before W1: no sprint
+      ]),
+    );
+    const find = async (sprint?: number) =>
+      (await walk(sprint)).rows.find((r) => r.addressKey === '0xedge')?.points;
+    expect(await find(11)).toBe(11);
+    expect(await find(12)).toBe(100);
+    expect(await find()).toBe(6111);
+  });
+
+  it('refuses a request over the record limit whole, applying none of it', async () => {
+    const records = Array.from({ length: 501 }, (_, i) =>
+      points(`big-${i}`, '0xBIG', 1, '2026-03-06T00:00:00Z'),
+    );
+    const response = await post(JSON.stringify(records));
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].extensions.code).toBe('REQUEST_TOO_LARGE');
+    expect((await walk()).rows.find((r) => r.addressKey === '0xbig')).toBeUndefined();
+    const notRecords = await post('{"type":"points"}');
+    expect(notRecords.status).toBe(400);
+    expect(notRecords.body.errors[0].extensions.code).toBe('MALFORMED_REQUEST');
+  });
+
+  it('exports a board as CSV equal to a full page walk of /query', async () => {
+    await post(JSON.stringify([{ type: 'profile', address: '0xB1', username: 'Bee, "one"' }]));
+    for (const sprintId of [undefined, 11]) {
+      const args = ['export', '--space', '1', ...(sprintId ? ['--sprint', String(sprintId)] : [])];
+      const result = await runCli(args, { DATABASE_URL: t.db.url });
+      expect(result.code).toBe(0);
+      const { rows } = await walk(sprintId);
+      const csvField = (value: string) =>
+        /[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+      const expected = rows.map(
+        (r) => `${r.rank},${r.address},${csvField(r.username ?? '')},${r.points}`,
+      );
+      expect(result.stdout.trimEnd().split('\n')).toEqual([
+        'rank,address,username,points',
+        ...expected,
+      ]);
+      expect(rows.length).toBeGreaterThan(5);
+    }
+    const missing = await runCli(['export', '--space', '99'], { DATABASE_URL: t.db.url });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Space not found');
+  });
+});
+
+describe.each(DB_KINDS)('import killed half-way on %s', (kind) => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('ends, once re-run, with totals exactly equal to a brute-force sum of the file', async () => {
+    t = await startTestApp(kind);
+    const random = seeded(kind === 'sqlite' ? 7 : 8);
+    const events: PointsFixture[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      const address = `0xK${Math.floor(random() * 3000).toString(16)}`;
+      const value = random() < 0.1 ? -Math.floor(random() * 30) - 1 : Math.floor(random() * 50) + 1;
+      const at = new Date(
+        Date.parse('2026-03-01T00:00:00Z') + Math.floor(random() * 14 * 86400) * 1000,
+      );
+      events.push({
+        key: `kill-${i}`,
+        spaceId: 1,
+        address: random() < 0.5 ? address : address.toLowerCase(),
+        points: value,
+        occurredAt: at.toISOString(),
+      });
+    }
+    const file = join(mkdtempSync(join(tmpdir(), 'loyalty-kill-')), 'points.ndjson');
+    writeFileSync(
+      file,
+      [SPACE, ...SPRINTS, ...events.map((e) => ({ type: 'points', ...e }))]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
+    const env = { ...process.env, DATABASE_URL: t.db.url };
+    const child = spawn(
+      process.execPath,
+      [
+        join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js'),
+        'import',
+        file,
+        '--batch-size',
+        '1000',
+      ],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    // Kill it once some batches are in, well before the end.
+    const source = t.app.get(DataSource);
+    const count = async () =>
+      Number((await source.query('SELECT COUNT(*) AS n FROM points_events'))[0].n);
+    let exitCode: number | null | undefined;
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code, signal) => resolve((exitCode = signal ? -1 : code))),
+    );
+    let applied = 0;
+    while ((applied = await count()) < 5_000) {
+      if (exitCode !== undefined) throw new Error(`import ended before it was killed: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGKILL');
+    expect(await exited).toBe(-1);
+    applied = await count();
+    expect(applied).toBeGreaterThan(0);
+    expect(applied).toBeLessThan(events.length);
+    // Whole batches only (the first holds the space and sprints too): a killed transaction leaves
+    // nothing of itself.
+    expect((applied + 3) % 1000).toBe(0);
+
+    const rerun = await runCli(['import', file], { DATABASE_URL: t.db.url });
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr).toContain(
+      `${events.length + 3 - applied} accepted, ${applied} duplicates, 0 refused`,
+    );
+
+    const expectBoard = async (sprintId: number | undefined, expected: ExpectedEntry[]) => {
+      const result = await runCli(
+        ['export', '--space', '1', ...(sprintId ? ['--sprint', String(sprintId)] : [])],
+        { DATABASE_URL: t.db.url },
+      );
+      const rows = result.stdout
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => {
+          const [rank, address, , value] = line.split(',');
+          return { rank: Number(rank), addressKey: address.toLowerCase(), points: Number(value) };
+        });
+      expect(rows).toEqual(expected);
+    };
+    await expectBoard(undefined, bruteForceBoard(events, 1));
+    await expectBoard(11, bruteForceBoard(events, 1, WINDOWS[11]));
+    await expectBoard(12, bruteForceBoard(events, 1, WINDOWS[12]));
+  });
+});
