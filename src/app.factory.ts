@@ -43,8 +43,8 @@ export async function createApp(
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    // The larger of the two; each route gets its own limit below.
-    bodyLimit: Math.max(config.limits.maxBodyBytes, config.ingest.maxBodyBytes),
+    // Every route, and every unknown path, gets the small limit; /ingest alone a larger one.
+    bodyLimit: config.limits.maxBodyBytes,
     genReqId: requestIdOf,
     trustProxy: config.trustProxy,
     // On close, idle keep-alive connections are dropped; requests in flight are finished.
@@ -53,7 +53,7 @@ export async function createApp(
   const routeLimits = routeLimitsOf(config);
   const server = adapter.getInstance();
   server.addHook('onRoute', (route) => {
-    route.bodyLimit = routeLimits[route.url]?.maxBodyBytes ?? config.limits.maxBodyBytes;
+    if (route.url === INGEST_PATH) route.bodyLimit = config.ingest.maxBodyBytes;
   });
   server.addContentTypeParser(
     ['application/x-ndjson', 'application/ndjson'],

@@ -97,12 +97,16 @@ async function readPassword(): Promise<string> {
 async function withContext<T>(
   config: AppConfig,
   work: (app: INestApplicationContext) => Promise<T>,
+  { migrate = true }: { migrate?: boolean } = {},
 ): Promise<T> {
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
     logger: ['error', 'warn'],
   });
   try {
-    await app.get<DataSource>(getDataSourceToken()).runMigrations({ transaction: 'each' });
+    const source = app.get<DataSource>(getDataSourceToken());
+    if (migrate) await source.runMigrations({ transaction: 'each' });
+    else if (await source.showMigrations())
+      throw new UsageError('the database has pending migrations: run "migrate" first');
     return await work(app);
   } finally {
     await app.close();
@@ -217,19 +221,23 @@ async function run(args: string[]): Promise<number> {
       if (spaceId === 0) throw new UsageError('usage: export --space ID [--sprint ID]');
       const sprint = option(rest, '--sprint');
       const sprintId = sprint === undefined ? null : positiveInt(sprint, '--sprint', 0);
-      await withContext(config, async (app) => {
-        // `export ... | head` closes the pipe early: that is a reader's choice, not a failure.
-        process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-          if (error.code === 'EPIPE') process.exit(0);
-          throw error;
-        });
-        const out = new BufferedOutput(process.stdout);
-        await out.write(`${BOARD_CSV_HEADER}\n`);
-        for await (const row of app.get(LeaderboardsService).exportBoard(spaceId, sprintId)) {
-          await out.write(`${boardCsvLine(row)}\n`);
-        }
-        await out.end();
-      });
+      await withContext(
+        config,
+        async (app) => {
+          // `export ... | head` closes the pipe early: that is a reader's choice, not a failure.
+          process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+            if (error.code === 'EPIPE') process.exit(0);
+            throw error;
+          });
+          const out = new BufferedOutput(process.stdout);
+          await out.write(`${BOARD_CSV_HEADER}\n`);
+          for await (const row of app.get(LeaderboardsService).exportBoard(spaceId, sprintId)) {
+            await out.write(`${boardCsvLine(row)}\n`);
+          }
+          await out.end();
+        },
+        { migrate: false },
+      );
       return 0;
     }
     case 'demo': {

@@ -258,9 +258,12 @@ export class PointsLedgerService {
       }
       acceptedEvents.push(event);
     }
-    await this.insertEvents(manager, acceptedEvents);
+    await this.insertEvents(
+      manager,
+      [...acceptedEvents].sort((a, b) => compareText(a.key, b.key)),
+    );
     const written = [...changes.values()].filter((change) => change.reachedAt > -Infinity);
-    for (const board of groupByBoard(written)) {
+    for (const board of inLockOrder(groupByBoard(written))) {
       let countChange = 0;
       for (const change of board) {
         const after = change.before + change.delta;
@@ -350,7 +353,7 @@ export class PointsLedgerService {
     changes: ReadonlyMap<string, EntryChange>,
   ): Promise<void> {
     const dialect = dialectOf(manager);
-    for (const board of groupByBoard(changes.values())) {
+    for (const board of inLockOrder(groupByBoard(changes.values()))) {
       const { spaceId, sprintId } = board[0];
       for (const part of chunk(board, IN_CHUNK)) {
         const rows: Array<Record<string, unknown>> = await manager.query(
@@ -406,6 +409,17 @@ function groupByBoard(changes: Iterable<EntryChange>): EntryChange[][] {
   }
   return [...boards.values()];
 }
+
+/**
+ * The same, in one global order (boards by space and sprint, addresses by code unit): writers
+ * that lock rows in the same order wait for each other instead of deadlocking.
+ */
+function inLockOrder(boards: EntryChange[][]): EntryChange[][] {
+  for (const board of boards) board.sort((a, b) => compareText(a.addressKey, b.addressKey));
+  return boards.sort((a, b) => a[0].spaceId - b[0].spaceId || a[0].sprintId - b[0].sprintId);
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function entryValues(changes: readonly EntryChange[], points: (change: EntryChange) => number) {
   const values: unknown[] = [];

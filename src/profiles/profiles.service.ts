@@ -62,7 +62,11 @@ export class ProfilesService {
     }
     if (byKey.size === 0) return;
     const dialect = dialectOf(manager);
-    for (const part of chunk([...byKey], 500)) {
+    // In key order: concurrent writers then lock rows in the same order (no deadlock).
+    for (const part of chunk(
+      [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      500,
+    )) {
       await manager.query(
         insertIgnoreSql(dialect, 'profiles', ['address_key', 'address'], part.length),
         part.flat(),

@@ -75,10 +75,18 @@ export class TransactionRunner implements OnApplicationShutdown {
     for (let attempt = 1; ; attempt++) {
       const committed: Array<() => void> = [];
       try {
-        const result = await source.transaction((manager) => {
+        // MySQL: REPEATABLE READ whatever the server's default, since totals are read under
+        // FOR UPDATE and rewritten, and only its gap locks keep two first deliveries for the
+        // same new address apart.
+        const isolation = dialectOf(source) === 'mysql' ? 'REPEATABLE READ' : undefined;
+        const unit = (manager: EntityManager) => {
           commitHooks.set(manager, committed);
           return work(manager);
-        });
+        };
+        const result = await (isolation
+          ? source.transaction(isolation, unit)
+          : source.transaction(unit));
+
         for (const hook of committed) hook();
         return result;
       } catch (error) {

@@ -14,6 +14,8 @@ const UNAVAILABLE_CODES = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_CONNECTION_KILLED',
   'SQLITE_BUSY',
+  // Still deadlocked after the transaction runner's retries: a retry later will do.
+  'ER_LOCK_DEADLOCK',
 ]);
 
 /** The database cut a statement off at its deadline (statement time or a lock wait). */
