@@ -43,7 +43,7 @@ export async function createApp(
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    // Every route, and every unknown path, gets the small limit; /ingest alone a larger one.
+    // Every route and every unknown path gets the /query limit; routeLimits may raise a route's.
     bodyLimit: config.limits.maxBodyBytes,
     genReqId: requestIdOf,
     trustProxy: config.trustProxy,
@@ -53,7 +53,8 @@ export async function createApp(
   const routeLimits = routeLimitsOf(config);
   const server = adapter.getInstance();
   server.addHook('onRoute', (route) => {
-    if (route.url === INGEST_PATH) route.bodyLimit = config.ingest.maxBodyBytes;
+    const limit = routeLimits[route.url]?.maxBodyBytes;
+    if (limit !== undefined) route.bodyLimit = limit;
   });
   server.addContentTypeParser(
     ['application/x-ndjson', 'application/ndjson'],

@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { createReadStream, existsSync, statSync, writeFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { DataSource } from 'typeorm';
 import { AccessTokensService } from '../auth/access-tokens.service';
 import { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TokenScope } from '../auth/token-scopes';
@@ -16,7 +18,7 @@ import { ingestStream, NumberedRecord, readNdjson } from '../ingest/record-strea
 import { BOARD_CSV_HEADER, boardCsvLine } from '../common/csv';
 import { LeaderboardsService } from '../leaderboards/leaderboards.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { BufferedOutput, ImportProgress } from './progress';
+import { ImportProgress } from './progress';
 import { CliModule } from './cli.module';
 import { printSchemaOf } from './schema-printer';
 
@@ -224,17 +226,24 @@ async function run(args: string[]): Promise<number> {
       await withContext(
         config,
         async (app) => {
-          // `export ... | head` closes the pipe early: that is a reader's choice, not a failure.
-          process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-            if (error.code === 'EPIPE') process.exit(0);
-            throw error;
-          });
-          const out = new BufferedOutput(process.stdout);
-          await out.write(`${BOARD_CSV_HEADER}\n`);
-          for await (const row of app.get(LeaderboardsService).exportBoard(spaceId, sprintId)) {
-            await out.write(`${boardCsvLine(row)}\n`);
+          const board = app.get(LeaderboardsService).exportBoard(spaceId, sprintId);
+          async function* csv(): AsyncGenerator<string> {
+            let text = `${BOARD_CSV_HEADER}\n`;
+            for await (const row of board) {
+              text += `${boardCsvLine(row)}\n`;
+              if (text.length >= 64 * 1024) {
+                yield text;
+                text = '';
+              }
+            }
+            yield text;
           }
-          await out.end();
+          try {
+            await pipeline(Readable.from(csv()), process.stdout, { end: false });
+          } catch (error) {
+            // `export ... | head` closes the pipe early: that is a reader's choice, not a failure.
+            if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+          }
         },
         { migrate: false },
       );

@@ -1,5 +1,4 @@
 import type { ReadStream } from 'node:fs';
-import type { Writable } from 'node:stream';
 import type { IngestSummary } from '../ingest/ingest.service';
 
 const EVERY_MS_WITHOUT_TTY = 10_000;
@@ -56,32 +55,5 @@ export class ImportProgress {
       `  ${Math.round(records / seconds).toLocaleString('en-US')}/s` +
       `  (${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused)`
     );
-  }
-}
-
-/** Writes through a stream's buffer, waiting when it is full (a slow pipe never grows memory). */
-export class BufferedOutput {
-  private pending: string[] = [];
-  private size = 0;
-
-  constructor(private readonly sink: Writable) {}
-
-  async write(text: string): Promise<void> {
-    this.pending.push(text);
-    this.size += text.length;
-    if (this.size >= 64 * 1024) await this.flush();
-  }
-
-  async end(): Promise<void> {
-    await this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    const chunk = this.pending.join('');
-    this.pending = [];
-    this.size = 0;
-    if (chunk && !this.sink.write(chunk)) {
-      await new Promise<void>((resolve) => this.sink.once('drain', resolve));
-    }
   }
 }

@@ -95,8 +95,8 @@ function isIdePageRequest(request: FastifyRequest): boolean {
 }
 
 /**
- * Everything a /query request must pass before GraphQL parses it, once per HTTP request however
- * many fields or aliases it holds:
+ * Everything a request to `options.path` (/query, /ingest) must pass before it is read, once per
+ * HTTP request however many fields or aliases it holds:
  *
  * 1. refused with 503 at once while shutting down or while the database is known to be down;
  * 2. no token or a malformed one: the client address's budget is spent (429 when spent, else
@@ -105,11 +105,12 @@ function isIdePageRequest(request: FastifyRequest): boolean {
  *    10 minutes are still looked up while the address is blocked: sharing an address with a
  *    guesser does not starve a real client;
  * 3. the token is checked (401; a failed lookup spends the address's budget as in 2);
- * 4. the token's own budget is spent (429 with Retry-After; RateLimit-* headers on every answer);
- *    then a token without the `query` scope is refused (403 INSUFFICIENT_SCOPE): it is a valid
- *    token, so it spends its own budget, never the address's;
- * 5. a deadline starts: a request still running after it is answered with 503 REQUEST_TIMEOUT,
- *    and its remaining fields stop resolving (see {@link deadlineSignalOf}).
+ * 4. the token's own budget for this path's scope is spent (429 with Retry-After; RateLimit-*
+ *    headers on every answer); then a token without the scope is refused (403
+ *    INSUFFICIENT_SCOPE): it is a valid token, so it spends its own budget, never the address's;
+ * 5. with `requestTimeoutMs`, a deadline starts: a request still running after it is answered
+ *    with 503 REQUEST_TIMEOUT, and its remaining fields stop resolving (see
+ *    {@link deadlineSignalOf}).
  */
 export function installQueryGate(
   fastify: FastifyInstance,
@@ -162,8 +163,10 @@ export function installQueryGate(
       if (decision && !decision.allowed) return tooMany(reply, request, decision);
       return refuse(reply, request, error.code, error.message);
     }
-    const budget = options.scope === 'query' ? `token:${token.id}` : `${options.scope}:${token.id}`;
-    const decision = await services.limiter.consume(budget, options.rateLimits.token);
+    const decision = await services.limiter.consume(
+      `token:${token.id}:${options.scope}`,
+      options.rateLimits.token,
+    );
     if (decision) {
       if (!decision.allowed) return tooMany(reply, request, decision);
       setRateLimitHeaders(reply, decision);

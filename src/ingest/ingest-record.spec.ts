@@ -155,6 +155,38 @@ describe('parseRecordLine / parseRecord: envelope', () => {
     );
   });
 
+  it('names the field at fault apart from the reason, when one field is', () => {
+    const points = {
+      type: 'points',
+      key: 'k',
+      spaceId: 1,
+      address: '0xA',
+      points: 1,
+      occurredAt: '2026-01-01T00:00:00Z',
+    };
+    const fieldOf = (value: unknown) => {
+      const result = parseRecord(value);
+      return result.ok ? 'accepted' : result.field;
+    };
+    expect(fieldOf(points)).toBe('accepted');
+    expect(fieldOf({ ...points, points: 1.5 })).toBe('points');
+    expect(fieldOf({ ...points, occurredAt: 'yesterday' })).toBe('occurredAt');
+    expect(fieldOf({ ...points, key: undefined })).toBe('key');
+    expect(fieldOf({ ...points, colour: 'red' })).toBe('colour');
+    expect(fieldOf({ ...points, type: 'bonus' })).toBe('type');
+    expect(
+      fieldOf({
+        type: 'sprint',
+        id: 1,
+        spaceId: 1,
+        name: 'S',
+        startTime: '2026-01-02T00:00:00Z',
+        endTime: '2026-01-01T00:00:00Z',
+      }),
+    ).toBe('endTime');
+    expect(fieldOf([])).toBeUndefined();
+  });
+
   it('parses a line to the same result as the decoded object', () => {
     expect(parseRecordLine(JSON.stringify(POINTS))).toEqual(parseRecord(POINTS));
   });

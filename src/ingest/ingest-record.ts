@@ -60,12 +60,23 @@ export interface PointsRecord {
 export type IngestRecord =
   SpaceRecord | SprintRecord | ProfileRecord | QuestRecord | ParticipationRecord | PointsRecord;
 
-export type ParseResult = { ok: true; record: IngestRecord } | { ok: false; reason: string };
+export type ParseResult =
+  | { ok: true; record: IngestRecord }
+  /** `field` names the field at fault, when one is. */
+  | { ok: false; reason: string; field?: string };
 
 export const MAX_INT_ID = 2_147_483_647;
 export const MAX_POINTS_PER_RECORD = 1_000_000_000;
 
-class RecordError extends Error {}
+/** A record refused for one field; the message names the field too. */
+class RecordError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):(\d{2}))$/;
@@ -115,20 +126,21 @@ function has(source: Source, field: string): boolean {
 function int(source: Source, field: string, min: number, max: number): number {
   const value = source[field];
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new RecordError(`${field} must be an integer`);
+    throw new RecordError(field, `${field} must be an integer`);
   }
-  if (value < min || value > max) throw new RecordError(`${field} must be from ${min} to ${max}`);
+  if (value < min || value > max)
+    throw new RecordError(field, `${field} must be from ${min} to ${max}`);
   return value;
 }
 
 function text(source: Source, field: string, maxLength: number): string {
   const value = source[field];
-  if (typeof value !== 'string') throw new RecordError(`${field} must be a string`);
-  if (value.trim() === '') throw new RecordError(`${field} must not be empty`);
+  if (typeof value !== 'string') throw new RecordError(field, `${field} must be a string`);
+  if (value.trim() === '') throw new RecordError(field, `${field} must not be empty`);
   if (value.length > maxLength)
-    throw new RecordError(`${field} must be at most ${maxLength} characters`);
+    throw new RecordError(field, `${field} must be at most ${maxLength} characters`);
   if (/[\u0000-\u001f\u007f]/.test(value))
-    throw new RecordError(`${field} must not contain control characters`);
+    throw new RecordError(field, `${field} must not contain control characters`);
   return value;
 }
 
@@ -136,14 +148,14 @@ function text(source: Source, field: string, maxLength: number): string {
 function identifier(source: Source, field: string, maxLength: number): string {
   const value = text(source, field, maxLength);
   if (value.trim() !== value)
-    throw new RecordError(`${field} must not start or end with white space`);
+    throw new RecordError(field, `${field} must not start or end with white space`);
   return value;
 }
 
 function address(source: Source, field: string): string {
   const value = text(source, field, 128);
   if (!/^[\x21-\x7e]+$/.test(value)) {
-    throw new RecordError(`${field} must be printable ASCII without spaces`);
+    throw new RecordError(field, `${field} must be printable ASCII without spaces`);
   }
   return value;
 }
@@ -153,6 +165,7 @@ function time(source: Source, field: string): number {
   const parsed = typeof value === 'string' ? parseIsoTime(value) : null;
   if (parsed === null) {
     throw new RecordError(
+      field,
       `${field} must be an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`,
     );
   }
@@ -168,14 +181,15 @@ function optional<T>(
 ): T | null | undefined {
   if (!has(source, field)) return undefined;
   if (source[field] === null) {
-    if (!nullable) throw new RecordError(`${field} cannot be null`);
+    if (!nullable) throw new RecordError(field, `${field} cannot be null`);
     return null;
   }
   return read();
 }
 
 function required<T>(source: Source, field: string, read: () => T): T {
-  if (!has(source, field) || source[field] === null) throw new RecordError(`${field} is required`);
+  if (!has(source, field) || source[field] === null)
+    throw new RecordError(field, `${field} is required`);
   return read();
 }
 
@@ -203,7 +217,7 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
         record.endTime !== undefined &&
         record.endTime <= record.startTime
       ) {
-        throw new RecordError('endTime must be after startTime');
+        throw new RecordError('endTime', 'endTime must be after startTime');
       }
       return record;
     }
@@ -221,7 +235,7 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
         () => {
           const value = s.status;
           if (typeof value !== 'string' || !QUEST_STATUSES.includes(value)) {
-            throw new RecordError(`status must be one of ${QUEST_STATUSES.join(', ')}`);
+            throw new RecordError('status', `status must be one of ${QUEST_STATUSES.join(', ')}`);
           }
           return value as QuestStatus;
         },
@@ -267,20 +281,26 @@ export function parseRecord(value: unknown): ParseResult {
   const source = value as Source;
   const kind = source.type;
   if (typeof kind !== 'string' || !Object.prototype.hasOwnProperty.call(FIELDS, kind)) {
-    return { ok: false, reason: `type must be one of ${Object.keys(FIELDS).join(', ')}` };
+    return {
+      ok: false,
+      field: 'type',
+      reason: `type must be one of ${Object.keys(FIELDS).join(', ')}`,
+    };
   }
   const known = FIELDS[kind as IngestRecord['type']];
   const unknown = Object.keys(source).filter((field) => field !== 'type' && !known.includes(field));
   if (unknown.length > 0) {
     return {
       ok: false,
+      field: unknown[0],
       reason: `unknown field ${unknown.map((f) => `"${f}"`).join(', ')} for type ${kind}`,
     };
   }
   try {
     return { ok: true, record: parseFields(kind as IngestRecord['type'], source) };
   } catch (error) {
-    if (error instanceof RecordError) return { ok: false, reason: error.message };
+    if (error instanceof RecordError)
+      return { ok: false, field: error.field, reason: error.message };
     throw error;
   }
 }

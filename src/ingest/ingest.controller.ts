@@ -6,19 +6,16 @@ import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type { LoyaltyModuleOptions } from '../loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../loyalty.module-definition';
-import { parseRecord, parseRecordLine } from './ingest-record';
+import { Readable } from 'node:stream';
+import { parseRecord } from './ingest-record';
 import { IngestService, IngestSummary, summarize } from './ingest.service';
-import type { RecordOutcome } from './record-outcome';
-import type { NumberedRecord } from './record-stream';
+import { applyNumbered, NumberedOutcome, NumberedRecord, readNdjson } from './record-stream';
 
 export const INGEST_PATH = '/ingest';
 export const DEFAULT_INGEST_MAX_RECORDS = 10_000;
 
-/** What became of one record of the request: `line` is its NDJSON line, or its array position. */
-export type IngestResult = { line: number } & RecordOutcome;
-
 export interface IngestResponse extends IngestSummary {
-  results: IngestResult[];
+  results: NumberedOutcome[];
 }
 
 /**
@@ -43,36 +40,26 @@ export class IngestController {
   @Post(INGEST_PATH)
   @HttpCode(200)
   async apply(@Req() request: FastifyRequest): Promise<IngestResponse> {
-    const numbered = numberedRecords(request.body);
+    const numbered = await numberedRecords(request.body);
     if (numbered.length > this.maxRecords) {
       throw new LoyaltyException(
         ErrorCode.REQUEST_TOO_LARGE,
         `A request may carry at most ${this.maxRecords} records (got ${numbered.length}); split it`,
       );
     }
-    const valid = numbered.filter((item) => item.parsed.ok);
-    const outcomes = await this.ingest.applyRecords(
-      valid.map((item) => (item.parsed.ok ? item.parsed.record : undefined!)),
-    );
-    const byLine = new Map(valid.map((item, i) => [item.line, outcomes[i]]));
-    const results = numbered.map(({ line, parsed }): IngestResult => ({
-      line,
-      ...(parsed.ok ? byLine.get(line)! : { status: 'refused', reason: parsed.reason }),
-    }));
+    const results = await applyNumbered(this.ingest, numbered);
     return { ...summarize(results), results };
   }
 }
 
-/** The records of a body: a JSON array (already parsed) or NDJSON text. */
-function numberedRecords(body: unknown): NumberedRecord[] {
+/** The records of a body: a JSON array (already parsed) or NDJSON text, numbered as `import` does. */
+async function numberedRecords(body: unknown): Promise<NumberedRecord[]> {
   if (Array.isArray(body)) {
     return body.map((value, index) => ({ line: index + 1, parsed: parseRecord(value) }));
   }
   if (typeof body === 'string') {
     const records: NumberedRecord[] = [];
-    body.split('\n').forEach((text, index) => {
-      if (text.trim() !== '') records.push({ line: index + 1, parsed: parseRecordLine(text) });
-    });
+    for await (const record of readNdjson(Readable.from([body]))) records.push(record);
     return records;
   }
   throw new LoyaltyException(

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { IngestRecord, ParseResult } from './ingest-record';
+import type { RecordOutcome } from './record-outcome';
 import { parseRecordLine } from './ingest-record';
 import { IngestService, IngestSummary, summarize } from './ingest.service';
 
@@ -27,6 +28,33 @@ export async function* readNdjson(input: Readable): AsyncGenerator<NumberedRecor
   }
 }
 
+/** What became of one numbered record: `line` is its NDJSON line, or its array position. */
+export type NumberedOutcome = { line: number } & RecordOutcome;
+
+/**
+ * Applies numbered records in one transaction (the valid ones; an unparseable one is refused in
+ * its place) and answers every record's outcome, in line order.
+ */
+export async function applyNumbered(
+  ingest: IngestService,
+  items: readonly NumberedRecord[],
+): Promise<NumberedOutcome[]> {
+  const records: IngestRecord[] = [];
+  for (const { parsed } of items) if (parsed.ok) records.push(parsed.record);
+  const applied = records.length > 0 ? await ingest.applyRecords(records) : [];
+  let next = 0;
+  return items.map(({ line, parsed }) =>
+    parsed.ok
+      ? { line, ...applied[next++] }
+      : {
+          line,
+          status: 'refused' as const,
+          ...(parsed.field ? { field: parsed.field } : {}),
+          reason: parsed.reason,
+        },
+  );
+}
+
 /**
  * Applies a stream of records in batches, one transaction each, in order. Every refused record is
  * reported with its line number; a batch that fails as a whole (database error) stops the stream,
@@ -39,29 +67,21 @@ export async function ingestStream(
 ): Promise<IngestSummary> {
   const batchSize = options.batchSize ?? 2000;
   const summary: IngestSummary = { accepted: 0, duplicates: 0, refused: 0 };
-  // Unparseable lines wait in the batch too, so that refusals are reported in line order.
-  let batch: Array<{ line: number; record?: IngestRecord; reason?: string }> = [];
-  let records = 0;
+  let batch: NumberedRecord[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    const valid = batch.filter((item) => item.record !== undefined);
-    const outcomes =
-      valid.length > 0 ? await ingest.applyRecords(valid.map((item) => item.record!)) : [];
-    outcomes.forEach((outcome, i) => {
-      if (outcome.status === 'refused') valid[i].reason = outcome.reason;
-    });
+    const outcomes = await applyNumbered(ingest, batch);
     summarize(outcomes, summary);
-    for (const item of batch) {
-      if (item.record === undefined) summary.refused++;
-      if (item.reason !== undefined) options.onRefused?.(item.line, item.reason);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'refused') options.onRefused?.(outcome.line, outcome.reason);
     }
     batch = [];
-    records = 0;
     options.onBatch?.(summary);
   };
-  for await (const { line, parsed } of source) {
-    batch.push(parsed.ok ? { line, record: parsed.record } : { line, reason: parsed.reason });
-    if (parsed.ok && ++records >= batchSize) await flush();
+  for await (const item of source) {
+    // Unparseable lines count too, so that a file of junk is not held in memory whole.
+    batch.push(item);
+    if (batch.length >= batchSize) await flush();
   }
   await flush();
   return summary;

@@ -23,12 +23,11 @@ interface EntryChange {
   spaceId: number;
   sprintId: number;
   addressKey: string;
-  /** The total before the batch, when it has been read. */
-  before: number;
-  /** The change so far, and its highest and lowest running values (for the range check). */
+  /** The sum of the events' points, and its highest and lowest running values on the way. */
   delta: number;
   highest: number;
   lowest: number;
+  /** The latest occurredAt of the events. */
   reachedAt: number;
 }
 
@@ -43,11 +42,7 @@ const OVERFLOW_REASON =
  * window holds the event), inside the caller's transaction. A key is applied once: the same key
  * with the same content again is a duplicate that changes nothing; with other content, a refusal.
  *
- * Totals are written once per (board, address) per batch. On SQLite the batch is applied
- * optimistically (add to the totals, read them back through RETURNING) and checked afterwards;
- * a batch that would take a total out of range is rolled back to a savepoint and applied again,
- * event by event, against totals read first, which is how MySQL always applies (under the row
- * locks of SELECT ... FOR UPDATE).
+ * Totals are written once per (board, address) per batch (see applyEvents).
  */
 @Injectable()
 export class PointsLedgerService {
@@ -155,61 +150,65 @@ export class PointsLedgerService {
   /**
    * Applies new events in order and answers the keys it refused: an event that would take a total
    * out of GraphQL's Int range, which would make the whole board unreadable.
+   *
+   * Optimistic first: every event is added to the totals without reading them, and the totals
+   * that result are checked. Only when some running total left the range (rare) is the batch
+   * rolled back to a savepoint and applied again against totals read first, refusing the events
+   * that would overflow. Adding without a locking read also keeps MySQL writers off the gap
+   * locks of SELECT ... FOR UPDATE on addresses that have no row yet, where they deadlock.
    */
   private async applyEvents(manager: EntityManager, events: LedgerEvent[]): Promise<Set<string>> {
     const boardsOf = await this.boardFinder(manager, events);
-    if (dialectOf(manager) === 'sqlite') {
-      await manager.query('SAVEPOINT points_batch');
-      if (await this.applyOptimistically(manager, events, boardsOf)) {
-        await manager.query('RELEASE points_batch');
-        return new Set();
-      }
-      await manager.query('ROLLBACK TO points_batch');
-      await manager.query('RELEASE points_batch');
+    await manager.query('SAVEPOINT points_batch');
+    if (await this.addEvents(manager, events, boardsOf, { checkRange: true })) {
+      await manager.query('RELEASE SAVEPOINT points_batch');
+      return new Set();
     }
-    return this.applyChecked(manager, events, boardsOf);
+    await manager.query('ROLLBACK TO SAVEPOINT points_batch');
+    await manager.query('RELEASE SAVEPOINT points_batch');
+
+    const totals = await this.readTotals(manager, changesOf(events, boardsOf).values());
+    const refusedKeys = new Set<string>();
+    const acceptedEvents = events.filter((event) => {
+      const ids = boardsOf(event).map((sprintId) =>
+        entryId(event.spaceId, sprintId, event.addressKey),
+      );
+      const next = ids.map((id) => (totals.get(id) ?? 0) + event.points);
+      if (next.some((total) => total > MAX_TOTAL || total < -MAX_TOTAL)) {
+        refusedKeys.add(event.key);
+        return false;
+      }
+      ids.forEach((id, i) => totals.set(id, next[i]));
+      return true;
+    });
+    await this.addEvents(manager, acceptedEvents, boardsOf, { checkRange: false });
+    return refusedKeys;
   }
 
   /**
-   * Adds every event to the totals without reading them first, then checks the totals that come
-   * back: false (and the caller rolls back) when some running total left the allowed range.
+   * Writes events to the ledger and adds them to their boards' totals, each (board, address) once,
+   * in one global lock order. With `checkRange`, answers false (after writing: the caller rolls
+   * back) as soon as some total would have left the range on the way.
    */
-  private async applyOptimistically(
+  private async addEvents(
     manager: EntityManager,
     events: readonly LedgerEvent[],
     boardsOf: (event: LedgerEvent) => readonly number[],
+    { checkRange }: { checkRange: boolean },
   ): Promise<boolean> {
-    const changes = new Map<string, EntryChange>();
-    for (const event of events) {
-      for (const sprintId of boardsOf(event)) {
-        const change = changeOf(changes, event, sprintId);
-        change.delta += event.points;
-        change.highest = Math.max(change.highest, change.delta);
-        change.lowest = Math.min(change.lowest, change.delta);
-        change.reachedAt = Math.max(change.reachedAt, event.occurredAt);
-      }
-    }
+    if (events.length === 0) return true;
     await this.insertEvents(manager, events);
-    for (const board of groupByBoard(changes.values())) {
+    for (const board of inLockOrder(groupByBoard(changesOf(events, boardsOf).values()))) {
       let countChange = 0;
       for (const part of chunk(board, IN_CHUNK)) {
-        const rows: Array<{ addressKey: string; points: unknown }> = await manager.query(
-          `${upsertSql(
-            'sqlite',
-            'board_entries',
-            ENTRY_COLUMNS,
-            ENTRY_KEY,
-            { points: 'add', reached_at: 'max' },
-            part.length,
-          )} RETURNING address_key AS addressKey, points`,
-          entryValues(part, (change) => change.delta),
-        );
-        const byKey = new Map(part.map((change) => [change.addressKey, change]));
-        for (const row of rows) {
-          const change = byKey.get(row.addressKey)!;
-          const after = num(row.points);
+        const totals = await this.addToTotals(manager, part);
+        for (const change of part) {
+          const after = totals.get(change.addressKey)!;
           const before = after - change.delta;
-          if (before + change.highest > MAX_TOTAL || before + change.lowest < -MAX_TOTAL)
+          if (
+            checkRange &&
+            (before + change.highest > MAX_TOTAL || before + change.lowest < -MAX_TOTAL)
+          )
             return false;
           countChange += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
         }
@@ -224,71 +223,31 @@ export class PointsLedgerService {
   }
 
   /**
-   * Reads the totals the events touch (locked on MySQL until the transaction ends), applies the
-   * events one by one, refusing any that would leave the allowed range, and writes the totals.
+   * Adds each change to its stored total (creating the entry) and answers the totals now stored,
+   * by address: SQLite in the same statement (RETURNING), MySQL by reading back its own rows.
    */
-  private async applyChecked(
+  private async addToTotals(
     manager: EntityManager,
-    events: readonly LedgerEvent[],
-    boardsOf: (event: LedgerEvent) => readonly number[],
-  ): Promise<Set<string>> {
-    const changes = new Map<string, EntryChange>();
-    for (const event of events) {
-      for (const sprintId of boardsOf(event)) changeOf(changes, event, sprintId);
-    }
-    await this.readTotals(manager, changes);
-    const refusedKeys = new Set<string>();
-    const acceptedEvents: LedgerEvent[] = [];
-    for (const event of events) {
-      const touched = boardsOf(event).map((sprintId) =>
-        changes.get(entryId(event.spaceId, sprintId, event.addressKey))!,
-      );
-      if (
-        touched.some((change) => {
-          const total = change.before + change.delta + event.points;
-          return total > MAX_TOTAL || total < -MAX_TOTAL;
-        })
-      ) {
-        refusedKeys.add(event.key);
-        continue;
-      }
-      for (const change of touched) {
-        change.delta += event.points;
-        change.reachedAt = Math.max(change.reachedAt, event.occurredAt);
-      }
-      acceptedEvents.push(event);
-    }
-    await this.insertEvents(
-      manager,
-      [...acceptedEvents].sort((a, b) => compareText(a.key, b.key)),
+    part: readonly EntryChange[],
+  ): Promise<Map<string, number>> {
+    const dialect = dialectOf(manager);
+    const upsert = upsertSql(
+      dialect,
+      'board_entries',
+      ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
+      ['space_id', 'sprint_id', 'address_key'],
+      { points: 'add', reached_at: 'max' },
+      part.length,
     );
-    const written = [...changes.values()].filter((change) => change.reachedAt > -Infinity);
-    for (const board of inLockOrder(groupByBoard(written))) {
-      let countChange = 0;
-      for (const change of board) {
-        const after = change.before + change.delta;
-        countChange += (after > 0 ? 1 : 0) - (change.before > 0 ? 1 : 0);
-      }
-      for (const part of chunk(board, IN_CHUNK)) {
-        await manager.query(
-          upsertSql(
-            dialectOf(manager),
-            'board_entries',
-            ENTRY_COLUMNS,
-            ENTRY_KEY,
-            { points: 'set', reached_at: 'max' },
-            part.length,
-          ),
-          entryValues(part, (change) => change.before + change.delta),
-        );
-      }
-      await this.addToEntryCount(manager, board[0], countChange);
+    const values = part.flatMap((c) => [c.spaceId, c.sprintId, c.addressKey, c.delta, c.reachedAt]);
+    let rows: Array<Record<string, unknown>>;
+    if (dialect === 'sqlite') {
+      rows = await manager.query(`${upsert} RETURNING address_key AS addressKey, points`, values);
+    } else {
+      await manager.query(upsert, values);
+      rows = await this.selectTotals(manager, part[0], part);
     }
-    await this.profiles.rememberAddresses(
-      manager,
-      acceptedEvents.map((e) => e.address),
-    );
-    return refusedKeys;
+    return new Map(rows.map((row) => [String(row.addressKey), num(row.points)]));
   }
 
   /** For each event, the boards it counts on: all-time and the sprints whose window holds it. */
@@ -318,9 +277,11 @@ export class PointsLedgerService {
     };
   }
 
+  /** In key order, so that concurrent writers of one key queue instead of deadlocking. */
   private async insertEvents(manager: EntityManager, events: readonly LedgerEvent[]) {
     const columns = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
-    for (const part of chunk(events, IN_CHUNK)) {
+    const ordered = [...events].sort((a, b) => compareText(a.key, b.key));
+    for (const part of chunk(ordered, IN_CHUNK)) {
       await manager.query(
         `INSERT INTO points_events (${columns.join(', ')}) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
         part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
@@ -347,56 +308,74 @@ export class PointsLedgerService {
     );
   }
 
-  /** Fills in `before` of each change: its stored total (0 when the address has none yet). */
+  /** The stored totals of these entries by entry id (locked on MySQL); absent = no entry yet. */
   private async readTotals(
     manager: EntityManager,
-    changes: ReadonlyMap<string, EntryChange>,
-  ): Promise<void> {
-    const dialect = dialectOf(manager);
-    for (const board of inLockOrder(groupByBoard(changes.values()))) {
+    changes: Iterable<EntryChange>,
+  ): Promise<Map<string, number>> {
+    const totals = new Map<string, number>();
+    for (const board of inLockOrder(groupByBoard(changes))) {
       const { spaceId, sprintId } = board[0];
       for (const part of chunk(board, IN_CHUNK)) {
-        const rows: Array<Record<string, unknown>> = await manager.query(
-          `SELECT address_key AS addressKey, points FROM ${byPrimaryKey(dialect)}
-           WHERE space_id = ? AND sprint_id = ? AND address_key IN (${part.map(() => '?').join(', ')})
-           ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
-          [spaceId, sprintId, ...part.map((change) => change.addressKey)],
-        );
-        for (const row of rows) {
-          changes.get(entryId(spaceId, sprintId, String(row.addressKey)))!.before = num(row.points);
+        for (const row of await this.selectTotals(manager, board[0], part)) {
+          totals.set(entryId(spaceId, sprintId, String(row.addressKey)), num(row.points));
         }
       }
     }
+    return totals;
+  }
+
+  /** One board's totals of these addresses, through the primary key, locked on MySQL. */
+  private selectTotals(
+    manager: EntityManager,
+    board: { spaceId: number; sprintId: number },
+    part: readonly EntryChange[],
+  ): Promise<Array<Record<string, unknown>>> {
+    const dialect = dialectOf(manager);
+    return manager.query(
+      `SELECT address_key AS addressKey, points FROM ${byPrimaryKey(dialect)}
+       WHERE space_id = ? AND sprint_id = ? AND address_key IN (${part.map(() => '?').join(', ')})
+       ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
+      [board.spaceId, board.sprintId, ...part.map((change) => change.addressKey)],
+    );
   }
 }
-
-const ENTRY_COLUMNS = ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'];
-const ENTRY_KEY = ['space_id', 'sprint_id', 'address_key'];
 
 const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
   `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
 
-function changeOf(
-  changes: Map<string, EntryChange>,
-  event: LedgerEvent,
-  sprintId: number,
-): EntryChange {
-  const id = entryId(event.spaceId, sprintId, event.addressKey);
-  let change = changes.get(id);
-  if (!change) {
-    change = {
-      spaceId: event.spaceId,
-      sprintId,
-      addressKey: event.addressKey,
-      before: 0,
-      delta: 0,
-      highest: 0,
-      lowest: 0,
-      reachedAt: -Infinity,
-    };
-    changes.set(id, change);
+/**
+ * What events do to each (board, address) they touch: the sum of their points, its highest and
+ * lowest running value on the way (for the range check), and the latest event time.
+ */
+function changesOf(
+  events: readonly LedgerEvent[],
+  boardsOf: (event: LedgerEvent) => readonly number[],
+): Map<string, EntryChange> {
+  const changes = new Map<string, EntryChange>();
+  for (const event of events) {
+    for (const sprintId of boardsOf(event)) {
+      const id = entryId(event.spaceId, sprintId, event.addressKey);
+      let change = changes.get(id);
+      if (!change) {
+        change = {
+          spaceId: event.spaceId,
+          sprintId,
+          addressKey: event.addressKey,
+          delta: 0,
+          highest: 0,
+          lowest: 0,
+          reachedAt: event.occurredAt,
+        };
+        changes.set(id, change);
+      }
+      change.delta += event.points;
+      change.highest = Math.max(change.highest, change.delta);
+      change.lowest = Math.min(change.lowest, change.delta);
+      change.reachedAt = Math.max(change.reachedAt, event.occurredAt);
+    }
   }
-  return change;
+  return changes;
 }
 
 function groupByBoard(changes: Iterable<EntryChange>): EntryChange[][] {
@@ -411,8 +390,8 @@ function groupByBoard(changes: Iterable<EntryChange>): EntryChange[][] {
 }
 
 /**
- * The same, in one global order (boards by space and sprint, addresses by code unit): writers
- * that lock rows in the same order wait for each other instead of deadlocking.
+ * Boards by space and sprint, addresses by code unit: writers that lock rows in one global order
+ * wait for each other instead of deadlocking.
  */
 function inLockOrder(boards: EntryChange[][]): EntryChange[][] {
   for (const board of boards) board.sort((a, b) => compareText(a.addressKey, b.addressKey));
@@ -420,20 +399,6 @@ function inLockOrder(boards: EntryChange[][]): EntryChange[][] {
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function entryValues(changes: readonly EntryChange[], points: (change: EntryChange) => number) {
-  const values: unknown[] = [];
-  for (const change of changes) {
-    values.push(
-      change.spaceId,
-      change.sprintId,
-      change.addressKey,
-      points(change),
-      change.reachedAt,
-    );
-  }
-  return values;
-}
 
 /**
  * board_entries through its primary key: left to themselves, both databases read a long IN list of

@@ -94,7 +94,11 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { INGEST_MAX_RECORDS: '500' });
+    t = await startTestApp(kind, {
+      INGEST_MAX_RECORDS: '500',
+      MAX_BODY_BYTES: '8192',
+      INGEST_MAX_BODY_BYTES: '200000',
+    });
     ingestToken = (await t.app.get(AccessTokensService).create('ingest', ['ingest'])).token;
     ingestUrl = t.url.replace(/\/query$/, '/ingest');
     const setup = await post(JSON.stringify([SPACE, ...SPRINTS]));
@@ -125,7 +129,7 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     expect(response.body).toMatchObject({ accepted: 2, duplicates: 0, refused: 1 });
     expect(response.body.results).toEqual([
       { line: 1, status: 'accepted' },
-      { line: 3, status: 'refused', reason: expect.stringContaining('points') },
+      { line: 3, status: 'refused', field: 'points', reason: 'points must be an integer' },
       { line: 4, status: 'accepted' },
     ]);
     const keys = (await walk()).rows.map((r) => r.addressKey);
@@ -227,6 +231,26 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     const notRecords = await post('{"type":"points"}');
     expect(notRecords.status).toBe(400);
     expect(notRecords.body.errors[0].extensions.code).toBe('MALFORMED_REQUEST');
+  });
+
+  it('takes bodies up to its own limit, while other paths keep the /query limit', async () => {
+    const records = Array.from({ length: 100 }, (_, i) =>
+      points(`size-${i}`, '0xSIZE', 1, '2026-03-06T00:00:00Z'),
+    );
+    const body = JSON.stringify(records);
+    expect(body.length).toBeGreaterThan(8192);
+    expect((await post(body)).body).toMatchObject({ accepted: 100 });
+    const huge = await post(body.padEnd(200_001, ' '));
+    expect(huge.status).toBe(400);
+    expect(huge.body.errors[0].extensions.code).toBe('REQUEST_TOO_LARGE');
+    for (const path of ['/query', '/nowhere']) {
+      const response = await fetch(t.url.replace(/\/query$/, path), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'access-token': t.token },
+        body,
+      });
+      expect([400, 413]).toContain(response.status);
+    }
   });
 
   it('exports a board as CSV equal to a full page walk of /query', async () => {

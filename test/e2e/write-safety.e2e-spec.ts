@@ -132,6 +132,48 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
     });
   });
 
+  it('refuses a record whose running total overflows mid-batch, though the batch ends in range', async () => {
+    const points = (key: string, address: string, value: number) => ({
+      type: 'points',
+      key,
+      spaceId: 50,
+      address,
+      points: value,
+      occurredAt: '2026-01-02T00:00:00Z',
+    });
+    const before = await a.gql('{ space(id: 50) { loyaltyPointsRanks { totalCount } } }');
+    const outcomes = await a.load([
+      points('run-1a', '0xRunaway', 1_000_000_000),
+      points('run-1b', '0xRunaway', 1_000_000_000),
+      points('run-1c', '0xRunaway', 100_000_000),
+      points('calm-1', '0xCalm', 7),
+      // 2.2e9 on the way: refused, even though the batch as a whole would end at 2.1e9.
+      points('run-2', '0xRunaway', 100_000_000),
+      points('run-3', '0xRunaway', -100_000_000),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'accepted',
+      'accepted',
+      'accepted',
+      'accepted',
+      'refused',
+      'accepted',
+    ]);
+    const board = await a.gql(
+      `{ space(id: 50) { loyaltyPointsRanks { totalCount list { points address { id } } } } }`,
+    );
+    const ranks = board.body.data.space.loyaltyPointsRanks;
+    expect(ranks.totalCount).toBe(before.body.data.space.loyaltyPointsRanks.totalCount + 2);
+    const pointsOf = (id: string) =>
+      ranks.list.find((e: { address: { id: string } }) => e.address.id === id)?.points;
+    expect(pointsOf('0xrunaway')).toBe(2_000_000_000);
+    expect(pointsOf('0xcalm')).toBe(7);
+    // The refused record is not in the ledger: delivered again (now in range) it is accepted,
+    // not acknowledged as a duplicate.
+    const again = await a.load([points('run-2', '0xRunaway', 100_000_000)]);
+    expect(again[0].status).toBe('accepted');
+  });
+
   it('keeps keys distinct by case and refuses keys with surrounding white space', async () => {
     const record = (key: string) => ({
       type: 'points',
