@@ -40,7 +40,8 @@ export class IngestService {
     let points: PointsRecord[] = [];
     const flushPoints = async () => {
       if (points.length === 0) return;
-      outcomes.push(...(await this.ledger.ingestPoints(manager, points)));
+      // Not push(...): a batch of a few hundred thousand records would overflow the stack.
+      for (const outcome of await this.ledger.ingestPoints(manager, points)) outcomes.push(outcome);
       points = [];
     };
     for (const record of records) {

@@ -224,7 +224,8 @@ export class PointsLedgerService {
 
   /**
    * Adds each change to its stored total (creating the entry) and answers the totals now stored,
-   * by address: SQLite in the same statement (RETURNING), MySQL by reading back its own rows.
+   * by address: SQLite and MariaDB in the same statement (RETURNING), MySQL by reading back its
+   * own rows.
    */
   private async addToTotals(
     manager: EntityManager,
@@ -241,7 +242,8 @@ export class PointsLedgerService {
     );
     const values = part.flatMap((c) => [c.spaceId, c.sprintId, c.addressKey, c.delta, c.reachedAt]);
     let rows: Array<Record<string, unknown>>;
-    if (dialect === 'sqlite') {
+    // SQLite and MariaDB answer the stored rows from the upsert itself; MySQL has no RETURNING.
+    if (dialect === 'sqlite' || manager.connection.options.type === 'mariadb') {
       rows = await manager.query(`${upsert} RETURNING address_key AS addressKey, points`, values);
     } else {
       await manager.query(upsert, values);
