@@ -32,6 +32,7 @@ export class AppModule {
     const loyalty = LoyaltyModule.forRoot({
       cursorSecret: config.cursorSecret,
       ingestMaxRecords: config.ingest.maxRecords,
+      rankIndex: config.rankIndex,
     });
     return {
       module: AppModule,

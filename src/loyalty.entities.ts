@@ -9,6 +9,7 @@ import { SpaceEntity } from './spaces/space.entity';
 import { SprintEntity } from './spaces/sprint.entity';
 import { InitialSchema1763700000000 } from './storage/migrations/1763700000000-initial-schema';
 import { TokenScopes1763900000000 } from './storage/migrations/1763900000000-token-scopes';
+import { BoardChanges1764000000000 } from './storage/migrations/1764000000000-board-changes';
 import { ServiceSettingEntity } from './storage/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -26,4 +27,8 @@ export const LOYALTY_ENTITIES = [
 ];
 
 /** The module's migrations, in order: a host adds them to its data source's `migrations`. */
-export const LOYALTY_MIGRATIONS = [InitialSchema1763700000000, TokenScopes1763900000000];
+export const LOYALTY_MIGRATIONS = [
+  InitialSchema1763700000000,
+  TokenScopes1763900000000,
+  BoardChanges1764000000000,
+];

@@ -10,6 +10,9 @@ import { LeaderboardsResolver } from './leaderboards/leaderboards.resolver';
 import { LeaderboardsService } from './leaderboards/leaderboards.service';
 import { LoyaltyPointsRankResolver } from './leaderboards/loyalty-points-rank.resolver';
 import { PointsLedgerService } from './leaderboards/points-ledger.service';
+import { BoardChangeFeed } from './leaderboards/rank-index/board-change-feed';
+import { IndexedBoardReader } from './leaderboards/rank-index/indexed-board-reader';
+import { RankIndexService } from './leaderboards/rank-index/rank-index.service';
 import { SqlBoardReader } from './leaderboards/sql-board-reader';
 import { LOYALTY_ENTITIES } from './loyalty.entities';
 import { LoyaltyConfigurableModule } from './loyalty.module-definition';
@@ -46,7 +49,10 @@ import { TransactionRunner } from './storage/transaction-runner';
     ProfilesService,
     QuestsService,
     CursorService,
-    { provide: BoardReader, useClass: SqlBoardReader },
+    SqlBoardReader,
+    BoardChangeFeed,
+    RankIndexService,
+    { provide: BoardReader, useClass: IndexedBoardReader },
     LeaderboardsService,
     PointsLedgerService,
     IngestService,
@@ -67,6 +73,7 @@ import { TransactionRunner } from './storage/transaction-runner';
     AccessTokensService,
     AccessTokenGuard,
     BoardReader,
+    RankIndexService,
   ],
 })
 export class LoyaltyModule extends LoyaltyConfigurableModule {}

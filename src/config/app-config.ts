@@ -24,6 +24,10 @@ export interface AppConfig {
   rateLimits: { token: RateLimitRule[]; address: RateLimitRule[] };
   /** POST /ingest: its own budget per token, and how much one request may carry. */
   ingest: IngestLimits;
+  /** In-process rank indexes: entries held across boards (0: pages from SQL only). */
+  rankIndex: { maxEntries: number };
+  /** Repeated identical /query requests are answered from memory this long (0: never). */
+  responseCacheMs: number;
   /** Fastify's trustProxy: false, true, a hop count, or addresses/CIDRs of trusted proxies. */
   trustProxy: boolean | number | string[];
   limits: QueryLimits;
@@ -171,6 +175,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRecords: readInt(env, 'INGEST_MAX_RECORDS', 10_000, 1, 100_000, problems),
       maxBodyBytes: readInt(env, 'INGEST_MAX_BODY_BYTES', 16_777_216, 1024, 268_435_456, problems),
     },
+    rankIndex: {
+      maxEntries: readInt(env, 'RANK_INDEX_MAX_ENTRIES', 5_000_000, 0, 1_000_000_000, problems),
+    },
+    responseCacheMs: readInt(env, 'RESPONSE_CACHE_MS', 500, 0, 1000, problems),
     trustProxy: readTrustProxy(env.TRUST_PROXY, problems),
     limits: {
       maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 102_400, 1024, 10_485_760, problems),

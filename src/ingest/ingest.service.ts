@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PointsLedgerService } from '../leaderboards/points-ledger.service';
+import { RankIndexService } from '../leaderboards/rank-index/rank-index.service';
 import { ProfilesService } from '../profiles/profiles.service';
 import { QuestsService } from '../quests/quests.service';
 import { SpacesService } from '../spaces/spaces.service';
@@ -26,10 +27,16 @@ export class IngestService {
     private readonly profiles: ProfilesService,
     private readonly quests: QuestsService,
     private readonly ledger: PointsLedgerService,
+    private readonly rankIndexes: RankIndexService,
   ) {}
 
-  applyRecords(records: readonly IngestRecord[]): Promise<RecordOutcome[]> {
-    return this.transactions.run((manager) => this.applyInTransaction(manager, records));
+  /** Once this answers, this instance's pages show the records (other instances' within 1 s). */
+  async applyRecords(records: readonly IngestRecord[]): Promise<RecordOutcome[]> {
+    const outcomes = await this.transactions.run((manager) =>
+      this.applyInTransaction(manager, records),
+    );
+    await this.rankIndexes.catchUp();
+    return outcomes;
   }
 
   private async applyInTransaction(

@@ -17,6 +17,7 @@ export interface BoardSql {
   countAhead: string;
   pageAfter: string;
   pageBefore: string;
+  wholeBoard: string;
 }
 
 function rankIndexed(dialect: Dialect): string {
@@ -53,6 +54,8 @@ export function boardSql(dialect: Dialect): BoardSql {
     // Params: keysetPageParams.
     pageAfter: keysetPageSql(ranked, 'after'),
     pageBefore: keysetPageSql(ranked, 'before'),
+    // Every entry in rank order, for loading a rank index. Params: spaceId, sprintId.
+    wholeBoard: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD}`,
   };
 }
 

@@ -7,6 +7,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import type { SprintEntity } from '../spaces/sprint.entity';
 import { SpacesService } from '../spaces/spaces.service';
 import { chunk, Dialect, dialectOf, num, upsertSql } from '../storage/sql-dialect';
+import { appendBoardReset, appendEntryChanges, EntryState } from './rank-index/board-change-log';
 import { ALL_TIME_SPRINT_ID } from './ranking';
 
 interface LedgerEvent {
@@ -120,6 +121,7 @@ export class PointsLedgerService {
       ),
       [...board, num(row.entries)],
     );
+    await appendBoardReset(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
   }
 
   private async storedEvents(
@@ -203,7 +205,7 @@ export class PointsLedgerService {
       for (const part of chunk(board, IN_CHUNK)) {
         const totals = await this.addToTotals(manager, part);
         for (const change of part) {
-          const after = totals.get(change.addressKey)!;
+          const after = totals.get(change.addressKey)!.points;
           const before = after - change.delta;
           if (
             checkRange &&
@@ -212,6 +214,7 @@ export class PointsLedgerService {
             return false;
           countChange += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
         }
+        await appendEntryChanges(manager, [...totals.values()]);
       }
       await this.addToEntryCount(manager, board[0], countChange);
     }
@@ -223,14 +226,14 @@ export class PointsLedgerService {
   }
 
   /**
-   * Adds each change to its stored total (creating the entry) and answers the totals now stored,
+   * Adds each change to its stored total (creating the entry) and answers the entries now stored,
    * by address: SQLite and MariaDB in the same statement (RETURNING), MySQL by reading back its
    * own rows.
    */
   private async addToTotals(
     manager: EntityManager,
     part: readonly EntryChange[],
-  ): Promise<Map<string, number>> {
+  ): Promise<Map<string, EntryState>> {
     const dialect = dialectOf(manager);
     const upsert = upsertSql(
       dialect,
@@ -244,12 +247,24 @@ export class PointsLedgerService {
     let rows: Array<Record<string, unknown>>;
     // SQLite and MariaDB answer the stored rows from the upsert itself; MySQL has no RETURNING.
     if (dialect === 'sqlite' || manager.connection.options.type === 'mariadb') {
-      rows = await manager.query(`${upsert} RETURNING address_key AS addressKey, points`, values);
+      rows = await manager.query(`${upsert} RETURNING ${ENTRY_COLUMNS}`, values);
     } else {
       await manager.query(upsert, values);
       rows = await this.selectTotals(manager, part[0], part);
     }
-    return new Map(rows.map((row) => [String(row.addressKey), num(row.points)]));
+    const { spaceId, sprintId } = part[0];
+    return new Map(
+      rows.map((row) => [
+        String(row.addressKey),
+        {
+          spaceId,
+          sprintId,
+          addressKey: String(row.addressKey),
+          points: num(row.points),
+          reachedAt: num(row.reachedAt),
+        },
+      ]),
+    );
   }
 
   /** For each event, the boards it counts on: all-time and the sprints whose window holds it. */
@@ -335,13 +350,15 @@ export class PointsLedgerService {
   ): Promise<Array<Record<string, unknown>>> {
     const dialect = dialectOf(manager);
     return manager.query(
-      `SELECT address_key AS addressKey, points FROM ${byPrimaryKey(dialect)}
+      `SELECT ${ENTRY_COLUMNS} FROM ${byPrimaryKey(dialect)}
        WHERE space_id = ? AND sprint_id = ? AND address_key IN (${part.map(() => '?').join(', ')})
        ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
       [board.spaceId, board.sprintId, ...part.map((change) => change.addressKey)],
     );
   }
 }
+
+const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
 
 const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
   `${spaceId}\u0000${sprintId}\u0000${addressKey}`;

@@ -1,5 +1,6 @@
 import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';
 import { DB_KINDS } from '../utils/test-databases';
+import { RankIndexService } from '../../src/leaderboards/rank-index/rank-index.service';
 import { startTestApp, TestApp } from '../utils/test-app';
 
 const DAY = 86_400_000;
@@ -123,7 +124,17 @@ interface Page {
   edges: Array<{ cursor: string; node: { rank: number } }>;
 }
 
-describe.each(DB_KINDS)('leaderboards on %s', (kind) => {
+/*
+ * Every spec runs twice per database: pages read with SQL (the rank indexes off), and pages read
+ * from the in-process rank indexes, loaded before the first spec. Both must answer the same.
+ */
+const READERS: Array<{ reader: string; env: Record<string, string> }> = [
+  { reader: 'SQL', env: { RANK_INDEX_MAX_ENTRIES: '0' } },
+  { reader: 'rank index', env: {} },
+];
+const CASES = DB_KINDS.flatMap((kind) => READERS.map((r) => [kind, r.reader, r.env] as const));
+
+describe.each(CASES)('leaderboards on %s, pages from %s', (kind, reader, env) => {
   let t: TestApp;
   let events: PointsFixture[];
   let expected: ExpectedEntry[];
@@ -146,7 +157,7 @@ describe.each(DB_KINDS)('leaderboards on %s', (kind) => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    t = await startTestApp(kind, env);
     events = buildEvents();
     await t.load([
       { type: 'space', id: 1, name: 'Board space' },
@@ -170,6 +181,19 @@ describe.each(DB_KINDS)('leaderboards on %s', (kind) => {
     await t.load([{ type: 'sprint', ...SPRINT_B }]);
     expected = bruteForceBoard(events, 1);
     expect(expected.length).toBeGreaterThan(10_000);
+    if (reader === 'rank index') {
+      const indexes = t.app.get(RankIndexService);
+      for (const [spaceId, sprintId] of [
+        [1, 0],
+        [1, SPRINT_A.id],
+        [1, SPRINT_B.id],
+        [2, 0],
+        [2, OTHER_SPACE_SPRINT.id],
+      ]) {
+        await indexes.warm({ spaceId, sprintId });
+      }
+      expect(indexes.stats().entries).toBeGreaterThan(expected.length);
+    }
   });
 
   afterAll(() => t?.close());

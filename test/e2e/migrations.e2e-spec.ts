@@ -30,6 +30,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'InitialSchema1763700000000',
       'Dashboard1763800000000',
       'TokenScopes1763900000000',
+      'BoardChanges1764000000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -49,6 +50,17 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
   });
 
   it('revert cleanly and apply again', async () => {
+    const tableNames = async (names: string[]) => {
+      const rows: Array<{ name: string }> = await dataSource.query(
+        kind === 'sqlite'
+          ? `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => '?').join(', ')})`
+          : `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (${names.map(() => '?').join(', ')})`,
+        names,
+      );
+      return rows.map((row) => row.name);
+    };
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await tableNames(['board_changes', 'board_entries'])).toEqual(['board_entries']);
     await dataSource.undoLastMigration({ transaction: 'each' });
     const columns: Array<{ name: string }> = await dataSource.query(
       kind === 'sqlite'
@@ -59,13 +71,8 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     expect(columns.map((c) => c.name)).not.toContain('scopes');
     await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
-    const tables = await dataSource.query(
-      kind === 'sqlite'
-        ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('spaces', 'board_entries', 'admins', 'admin_sessions')"
-        : "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('spaces', 'board_entries', 'admins', 'admin_sessions')",
-    );
-    expect(tables).toEqual([]);
-    expect(await dataSource.runMigrations()).toHaveLength(3);
+    expect(await tableNames(['spaces', 'board_entries', 'admins', 'admin_sessions'])).toEqual([]);
+    expect(await dataSource.runMigrations()).toHaveLength(4);
   });
 });
 
@@ -101,6 +108,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
     try {
       expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
         'TokenScopes1763900000000',
+        'BoardChanges1764000000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');

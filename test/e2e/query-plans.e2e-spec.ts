@@ -102,6 +102,15 @@ describe.each(DB_KINDS)('leaderboard query plans on %s', (kind) => {
     expectIndexRanges(await boardAccesses(sql.offsetPage, [1, 0, 51, 0]), 1);
   });
 
+  it('loads a whole board for a rank index in index order, with no sort', async () => {
+    expectIndexRanges(await boardAccesses(sql.wholeBoard, [1, 0]), 1);
+    const plan: Array<Record<string, unknown>> = await dataSource.query(
+      `${kind === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${sql.wholeBoard}`,
+      [1, 0],
+    );
+    expect(JSON.stringify(plan)).not.toMatch(/TEMP B-TREE|filesort/i);
+  });
+
   it('finds one address by its primary key', async () => {
     const [access] = await boardAccesses(sql.findEntry, [1, 0, KEY.addressKey]);
     expect(access).toMatch(

@@ -1,0 +1,39 @@
+import type { EntityManager } from 'typeorm';
+import { chunk } from '../../storage/sql-dialect';
+import type { BoardRef, RankKey } from '../ranking';
+
+const COLUMNS = 'space_id, sprint_id, address_key, points, reached_at, created_at';
+const ROWS_PER_STATEMENT = 500;
+
+/** An entry as a transaction left it: its board, address, total and reachedAt. */
+export interface EntryState extends RankKey {
+  spaceId: number;
+  sprintId: number;
+}
+
+/**
+ * Appends to board_changes, in the writer's transaction: the entries it wrote, as it left them
+ * (what a reader needs to set them, whatever it saw before), so the change and the write commit
+ * together or not at all.
+ */
+export async function appendEntryChanges(
+  manager: EntityManager,
+  entries: readonly EntryState[],
+): Promise<void> {
+  const now = Date.now();
+  for (const part of chunk(entries, ROWS_PER_STATEMENT)) {
+    await manager.query(
+      `INSERT INTO board_changes (${COLUMNS}) VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      part.flatMap((e) => [e.spaceId, e.sprintId, e.addressKey, e.points, e.reachedAt, now]),
+    );
+  }
+}
+
+/** Appends "this whole board changed": readers drop what they hold of it and load it again. */
+export async function appendBoardReset(manager: EntityManager, board: BoardRef): Promise<void> {
+  await manager.query(`INSERT INTO board_changes (${COLUMNS}) VALUES (?, ?, NULL, 0, 0, ?)`, [
+    board.spaceId,
+    board.sprintId,
+    Date.now(),
+  ]);
+}

@@ -1,0 +1,283 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import type { DataSource } from 'typeorm';
+import type { LoyaltyModuleOptions } from '../../loyalty-module-options.interface';
+import { LOYALTY_MODULE_OPTIONS } from '../../loyalty.module-definition';
+import { dialectOf, num } from '../../storage/sql-dialect';
+import { BoardSql, boardSql, keysetPageParams } from '../board-sql';
+import type { BoardRef } from '../ranking';
+import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from './board-change-feed';
+import { BoardIndex } from './board-index';
+
+export const DEFAULT_MAX_ENTRIES = 5_000_000;
+/** Rows per statement while SQLite loads a board: each is a keyset page in rank order. */
+const LOAD_CHUNK = 50_000;
+/** After a failed load, or for a board too large to hold, SQL serves it this long before a retry. */
+const RETRY_AFTER_MS = 30_000;
+
+interface BoardState {
+  readonly key: string;
+  readonly board: BoardRef;
+  /** Set once loaded and caught up; from then on kept fresh by the feed. */
+  index?: BoardIndex;
+  loading?: Promise<void>;
+  /** Changes delivered while loading, applied once the load ends. */
+  pending: BoardChange[];
+  lastUsed: number;
+  /** While set (a failed load, a board over the budget): SQL answers until then. */
+  sqlUntil?: number;
+}
+
+export interface RankIndexStats {
+  maxEntries: number;
+  entries: number;
+  bytes: number;
+  boards: Array<{ spaceId: number; sprintId: number; entries: number; bytes: number }>;
+}
+
+/**
+ * The in-process rank indexes, one {@link BoardIndex} per board, loaded on first use and kept
+ * fresh from board_changes (see {@link BoardChangeFeed}); every instance holds its own.
+ *
+ * - A board's index is built from the database in rank order while the reader answers from SQL;
+ *   changes committed meanwhile are queued and applied once it is built, so it is exact.
+ * - Writes by this instance are applied before the write's answer goes out (IngestService waits
+ *   for {@link catchUp}); writes by other instances within one poll interval.
+ * - Memory: at most `maxEntries` entries across boards; least recently used boards are dropped.
+ */
+@Injectable()
+export class RankIndexService implements BoardChangeConsumer, OnApplicationShutdown {
+  private readonly logger = new Logger(RankIndexService.name);
+  private readonly boards = new Map<string, BoardState>();
+  private readonly sql: BoardSql;
+  readonly maxEntries: number;
+  private closed = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly feed: BoardChangeFeed,
+    @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
+  ) {
+    this.sql = boardSql(dialectOf(dataSource));
+    this.maxEntries = options.rankIndex?.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    feed.subscribe(this);
+  }
+
+  /** The board's index when it is ready; otherwise undefined, and the board starts loading. */
+  indexFor(board: BoardRef): BoardIndex | undefined {
+    if (this.maxEntries <= 0) return undefined;
+    const state = this.stateOf(board);
+    state.lastUsed = Date.now();
+    return state.index;
+  }
+
+  /** Loads a board's index (if it is not loaded) and resolves when it is ready. */
+  async warm(board: BoardRef): Promise<void> {
+    if (this.maxEntries <= 0) return;
+    const state = this.stateOf(board);
+    state.lastUsed = Date.now();
+    await state.loading;
+  }
+
+  /**
+   * Called by this instance's writers after they commit: resolves once every write committed
+   * before the call is in the indexes.
+   */
+  catchUp(): Promise<void> {
+    this.feed.noteWrite();
+    return this.boards.size > 0 ? this.feed.catchUp() : Promise.resolve();
+  }
+
+  stats(): RankIndexStats {
+    const boards = [...this.boards.values()]
+      .filter((state) => state.index)
+      .map((state) => ({
+        ...state.board,
+        entries: state.index!.size,
+        bytes: state.index!.bytes,
+      }));
+    return {
+      maxEntries: this.maxEntries,
+      entries: boards.reduce((sum, board) => sum + board.entries, 0),
+      bytes: boards.reduce((sum, board) => sum + board.bytes, 0),
+      boards,
+    };
+  }
+
+  wantsChanges(): boolean {
+    for (const state of this.boards.values()) if (state.index || state.loading) return true;
+    return false;
+  }
+
+  apply(changes: readonly BoardChange[]): void {
+    for (const change of changes) {
+      const key = keyOf(change);
+      const state = this.boards.get(key);
+      if (!state) continue;
+      if (change.addressKey === null) {
+        // The whole board was rebuilt: load it again on next use.
+        this.boards.delete(key);
+      } else if (state.index) {
+        state.index.set(change.addressKey, change.points, change.reachedAt);
+      } else if (state.loading) {
+        state.pending.push(change);
+      }
+    }
+    // Boards grow with their writes, too.
+    this.evictBeyondBudget();
+  }
+
+  lost(): void {
+    this.boards.clear();
+  }
+
+  onApplicationShutdown(): void {
+    this.closed = true;
+    this.boards.clear();
+  }
+
+  private stateOf(board: BoardRef): BoardState {
+    const key = keyOf(board);
+    let state = this.boards.get(key);
+    if (state?.sqlUntil !== undefined && Date.now() >= state.sqlUntil) {
+      this.boards.delete(key);
+      state = undefined;
+    }
+    if (!state) {
+      state = { key, board, pending: [], lastUsed: Date.now() };
+      // Registered before anything is read: every change committed from here on is queued.
+      this.boards.set(key, state);
+      const loading = this.load(state);
+      state.loading = loading;
+      void loading.finally(() => {
+        if (state!.loading === loading) state!.loading = undefined;
+      });
+    }
+    return state;
+  }
+
+  private async load(state: BoardState): Promise<void> {
+    const started = Date.now();
+    try {
+      await this.feed.start();
+      const expected = await this.countEntries(state.board);
+      if (expected > this.maxEntries) {
+        this.logger.warn(
+          `Board ${state.key} has ${expected} entries, over RANK_INDEX_MAX_ENTRIES (${this.maxEntries}): served from SQL`,
+        );
+        this.serveFromSql(state);
+        return;
+      }
+      const index = new BoardIndex(expected);
+      await this.readBoard(state, (addressKey, points, reachedAt) =>
+        index.load(addressKey, points, reachedAt),
+      );
+      index.finishLoad();
+      if (this.boards.get(state.key) !== state) return; // reset or dropped meanwhile
+      for (const change of state.pending) {
+        if (change.addressKey !== null)
+          index.set(change.addressKey, change.points, change.reachedAt);
+      }
+      state.pending = [];
+      state.index = index;
+      this.logger.log(
+        `Rank index of board ${state.key}: ${index.size} entries in ${Date.now() - started} ms`,
+      );
+      this.evictBeyondBudget(state);
+    } catch (error) {
+      if (this.closed) return;
+      this.logger.warn(
+        `Loading the rank index of board ${state.key} failed: ${(error as Error).message}`,
+      );
+      this.serveFromSql(state);
+    }
+  }
+
+  private serveFromSql(state: BoardState): void {
+    state.pending = [];
+    state.sqlUntil = Date.now() + RETRY_AFTER_MS;
+  }
+
+  /** Drops the least recently used boards while the total is over the budget. */
+  private evictBeyondBudget(keep?: BoardState): void {
+    let total = 0;
+    for (const state of this.boards.values()) total += state.index?.size ?? 0;
+    if (total <= this.maxEntries) return;
+    const byAge = [...this.boards.values()]
+      .filter((state) => state.index && state !== keep)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const state of byAge) {
+      if (total <= this.maxEntries) break;
+      total -= state.index!.size;
+      this.boards.delete(state.key);
+    }
+  }
+
+  private async countEntries(board: BoardRef): Promise<number> {
+    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
+      this.sql.countEntries,
+      [board.spaceId, board.sprintId],
+    );
+    return row ? num(row.entryCount) : 0;
+  }
+
+  /**
+   * Every entry of a board, in rank order, straight from the driver (rows as arrays, no entity or
+   * row objects): SQLite in keyset chunks, yielding to requests between them; MySQL/MariaDB as
+   * one statement streamed in rank-index order (one consistent read, no sort).
+   */
+  private async readBoard(state: BoardState, row: RowSink): Promise<void> {
+    const stillWanted = () => !this.closed && this.boards.get(state.key) === state;
+    const { spaceId, sprintId } = state.board;
+    if (dialectOf(this.dataSource) === 'sqlite') {
+      const database = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase })
+        .databaseConnection;
+      const first = database.prepare(this.sql.offsetPage).raw(true);
+      const after = database.prepare(this.sql.pageAfter).raw(true);
+      let rows = first.all(spaceId, sprintId, LOAD_CHUNK, 0);
+      for (;;) {
+        for (const [addressKey, points, reachedAt] of rows) row(addressKey, points, reachedAt);
+        if (rows.length < LOAD_CHUNK || !stillWanted()) return;
+        await yieldToRequests();
+        const [addressKey, points, reachedAt] = rows[rows.length - 1];
+        rows = after.all(
+          ...keysetPageParams(state.board, { addressKey, points, reachedAt }, LOAD_CHUNK),
+        );
+      }
+    }
+    const connection = await (
+      this.dataSource.driver as unknown as { obtainMasterConnection(): Promise<MysqlConnection> }
+    ).obtainMasterConnection();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        connection
+          .query({ sql: this.sql.wholeBoard, rowsAsArray: true }, [spaceId, sprintId])
+          .on('result', (r: [string, string | number, string | number]) =>
+            row(r[0], Number(r[1]), Number(r[2])),
+          )
+          .on('error', reject)
+          .on('end', resolve);
+      });
+    } finally {
+      connection.release();
+    }
+  }
+}
+
+type RowSink = (addressKey: string, points: number, reachedAt: number) => void;
+
+interface SqliteDatabase {
+  prepare(sql: string): {
+    raw(toggle: boolean): { all(...parameters: unknown[]): Array<[string, number, number]> };
+  };
+}
+
+interface MysqlConnection {
+  query(options: { sql: string; rowsAsArray: boolean }, parameters: unknown[]): NodeJS.EventEmitter;
+  release(): void;
+}
+
+function keyOf(board: BoardRef): string {
+  return `${board.spaceId}:${board.sprintId}`;
+}
