@@ -11,6 +11,8 @@ import { ShutdownState } from './health/shutdown-state.service';
 import { installErrorEnvelopes } from './http/http-errors';
 import { HttpErrorsFilter, RouteLimits } from './http/http-errors.filter';
 import { installQueryGate } from './http/query-gate';
+import { installResponseCache } from './http/response-cache';
+import { BoardChangeFeed } from './leaderboards/rank-index/board-change-feed';
 import { INGEST_PATH } from './ingest/ingest.controller';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 
@@ -100,6 +102,16 @@ export async function createApp(
     rateLimits: { token: config.ingest.rateLimits, address: config.rateLimits.address },
     graphqlIde: false,
   });
+  if (config.responseCacheMs > 0) {
+    const feed = app.get(BoardChangeFeed);
+    installResponseCache(fastify, {
+      path: QUERY_PATH,
+      maxAgeMs: config.responseCacheMs,
+      maxEntries: 1000,
+      maxEntryBytes: 1_048_576,
+      version: () => feed.version,
+    });
+  }
   installErrorEnvelopes(fastify, QUERY_PATH);
   app.useGlobalFilters(new HttpErrorsFilter(app.getHttpAdapter(), routeLimits));
   app.enableShutdownHooks();

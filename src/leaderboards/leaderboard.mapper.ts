@@ -20,12 +20,17 @@ export function toLoyaltyPointsRanks(
   page: BoardPage,
   codec: CursorCodec,
 ): LoyaltyPointsRanks {
-  const edges = page.entries.map((entry) =>
-    Object.assign(new LoyaltyPointsRankEdge(), {
-      cursor: codec.encode(board, entry),
+  // A cursor is signed (an HMAC): computed only for the edges whose cursor a query asks for.
+  const edges = page.entries.map((entry) => {
+    const edge = Object.assign(new LoyaltyPointsRankEdge(), {
       node: toLoyaltyPointsRank(board, entry),
-    }),
-  );
+    });
+    let cursor: string | undefined;
+    return Object.defineProperty(edge, 'cursor', {
+      enumerable: true,
+      get: () => (cursor ??= codec.encode(board, entry)),
+    });
+  });
   const pageInfo = Object.assign(new PageInfo(), {
     hasNextPage: page.hasNextPage,
     hasPreviousPage: page.hasPreviousPage,
