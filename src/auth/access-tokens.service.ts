@@ -120,12 +120,14 @@ export class AccessTokensService implements OnApplicationShutdown {
   async authenticate(presented: string | undefined): Promise<AuthenticatedToken> {
     if (presented === undefined || presented === '')
       throw new LoyaltyException(ErrorCode.TOKEN_REQUIRED);
-    if (!isWellFormedToken(presented)) throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
+    // The hash first: a token that hashes to a verified one is that token, so the checksum (costly
+    // next to a map lookup) is only computed before a database read.
     const hash = hashToken(presented);
     const now = Date.now();
     const cached = this.verified.get(hash);
     let token = cached && cached.until > now ? cached.token : undefined;
     if (!token) {
+      if (!isWellFormedToken(presented)) throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
       const row = await this.tokens.findOne({
         select: { id: true, name: true, scopes: true, revokedAt: true },
         where: { tokenHash: hash },
@@ -138,8 +140,12 @@ export class AccessTokensService implements OnApplicationShutdown {
       if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
       this.verified.set(hash, { token, until: now + VERIFIED_TTL_MS });
     }
-    if (this.knownGood.size >= VERIFIED_CACHE_LIMIT) this.knownGood.clear();
-    this.knownGood.set(hash, { id: token.id, at: now });
+    const good = this.knownGood.get(hash);
+    if (good) good.at = now;
+    else {
+      if (this.knownGood.size >= VERIFIED_CACHE_LIMIT) this.knownGood.clear();
+      this.knownGood.set(hash, { id: token.id, at: now });
+    }
     this.markUsed(token.id, now);
     return token;
   }

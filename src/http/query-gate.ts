@@ -117,8 +117,20 @@ export function installQueryGate(
   services: QueryGateServices,
   options: QueryGateOptions,
 ): void {
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url !== options.path || request.method === 'OPTIONS') return;
+  // A route hook, not an app-wide one: no path comparison per request, and the other gate's hook
+  // never runs here. So the gate must be installed before its route is registered (Nest
+  // registers routes in `app.init()`); a route registered earlier would go unguarded.
+  if (fastify.hasRoute({ method: 'POST', url: options.path })) {
+    throw new Error(`installQueryGate: ${options.path} is already registered`);
+  }
+  fastify.addHook('onRoute', (route) => {
+    if (route.url !== options.path) return;
+    route.onRequest = [...toArray(route.onRequest), gate];
+    route.onResponse = [...toArray(route.onResponse), clearDeadline];
+  });
+
+  async function gate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    if (request.method === 'OPTIONS') return;
     if (options.graphqlIde && isIdePageRequest(request)) return;
     if (services.shutdown.isDraining) {
       void reply.header('Connection', 'close');
@@ -189,9 +201,15 @@ export function installQueryGate(
         );
       }
     }, timeoutMs);
-  });
-  fastify.addHook('onResponse', (request, _reply, done) => {
+  }
+
+  function clearDeadline(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
     clearTimeout((request as unknown as Record<symbol, NodeJS.Timeout | undefined>)[DEADLINE]);
     done();
-  });
+  }
+}
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
 }

@@ -1,4 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preParsingHookHandler,
+  RouteOptions,
+} from 'fastify';
+import { Readable } from 'node:stream';
 
 export interface ResponseCacheOptions {
   path: string;
@@ -30,49 +37,131 @@ interface Pending {
   version: number;
 }
 
+/** Bodies longer than this (or sent without a Content-Length) are never looked up. */
+const MAX_KEYED_BODY_BYTES = 65_536;
+
 /**
  * Serves repeated identical POSTs to `path` (what web pages showing the top of a board send) from
  * memory, skipping GraphQL execution. It sits after the query gate: every request still has its
- * token checked and spends its rate limit budget. Keyed by the exact body and Accept header; only
- * 200 answers without errors are kept, and an answer is never older than `maxAgeMs` nor from
- * before a known change (see `version`).
+ * token checked and spends its rate limit budget. Only 200 answers without errors are kept, and an
+ * answer is never older than `maxAgeMs` nor from before a known change (see `version`).
+ *
+ * Keyed by the exact body bytes with the Content-Type and Accept headers: what the answer depends
+ * on once the gate let the request through. The body is read in a route `preParsing` hook, so a
+ * hit skips body parsing too (Fastify's parser costs an AsyncResource and JSON.parse per
+ * request); a miss hands the same bytes on to the parser. Must be installed before the route is
+ * registered (Nest registers routes in `app.init()`).
  */
 export function installResponseCache(
   fastify: FastifyInstance,
   options: ResponseCacheOptions,
 ): void {
+  if (fastify.hasRoute({ method: 'POST', url: options.path })) {
+    throw new Error(`installResponseCache: ${options.path} is already registered`);
+  }
   const entries = new Map<string, Entry>();
 
-  fastify.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || request.routeOptions.url !== options.path) return;
-    if (reply.sent || request.body === undefined) return;
-    const key = `${request.headers.accept ?? ''}\n${JSON.stringify(request.body)}`;
-    const now = Date.now();
-    const version = options.version();
-    const entry = entries.get(key);
-    if (entry && entry.version === version && now - entry.startedAt < options.maxAgeMs) {
-      return reply.code(200).header('content-type', entry.contentType).send(entry.payload);
+  const lookUp: preParsingHookHandler = (request, reply, payload, done) => {
+    const length = Number(request.headers['content-length']);
+    if (request.method !== 'POST' || !(length > 0 && length <= MAX_KEYED_BODY_BYTES)) {
+      done(null, payload);
+      return;
     }
-    if (entry) entries.delete(key);
-    (request as FastifyRequest & { [PENDING]?: Pending })[PENDING] = {
-      key,
-      startedAt: now,
-      version,
-    };
+    readBody(payload, length, (error, body) => {
+      if (error) {
+        done(error);
+        return;
+      }
+      // latin1 maps bytes to characters one to one: two bodies share a key only when equal.
+      const key = `${request.headers.accept ?? ''}\n${request.headers['content-type'] ?? ''}\n${body.toString('latin1')}`;
+      const now = Date.now();
+      const version = options.version();
+      const entry = entries.get(key);
+      if (reply.sent) return; // answered meanwhile (the request deadline)
+      if (entry && entry.version === version && now - entry.startedAt < options.maxAgeMs) {
+        void reply.code(200).header('content-type', entry.contentType).send(entry.payload);
+        return;
+      }
+      if (entry) entries.delete(key);
+      (request as FastifyRequest & { [PENDING]?: Pending })[PENDING] = {
+        key,
+        startedAt: now,
+        version,
+      };
+      done(null, Readable.from([body], { objectMode: false }));
+    });
+  };
+
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.url !== options.path || !methods.includes('POST')) return;
+    route.preParsing = [...toArray(route.preParsing), lookUp];
+    route.onSend = [...toArray(route.onSend), keep];
   });
 
-  fastify.addHook('onSend', async (request, reply, payload) => {
+  function keep(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: null, payload: unknown) => void,
+  ): void {
     const pending = (request as FastifyRequest & { [PENDING]?: Pending })[PENDING];
-    if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     // A top-level "errors" key is the only place that text can appear unescaped.
-    if (payload.length > options.maxEntryBytes || payload.includes('"errors":')) return payload;
-    if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
-    entries.set(pending.key, {
-      payload,
-      contentType: String(reply.getHeader('content-type') ?? 'application/json'),
-      startedAt: pending.startedAt,
-      version: pending.version,
-    });
-    return payload;
-  });
+    if (
+      pending &&
+      reply.statusCode === 200 &&
+      typeof payload === 'string' &&
+      payload.length <= options.maxEntryBytes &&
+      !payload.includes('"errors":')
+    ) {
+      if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(pending.key, {
+        payload,
+        contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+        startedAt: pending.startedAt,
+        version: pending.version,
+      });
+    }
+    done(null, payload);
+  }
+}
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * Reads a body of `length` bytes (its Content-Length, which Node's parser holds it to). An error
+ * or an early end is a 400, as Fastify's own body reading answers.
+ */
+function readBody(
+  payload: NodeJS.ReadableStream,
+  length: number,
+  callback: (error: (Error & { statusCode?: number }) | null, body: Buffer) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    received += chunk.length;
+  };
+  const onEnd = (error?: Error & { statusCode?: number }) => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onEnd);
+    if (!error && received !== length)
+      error = new Error('Request body size did not match Content-Length');
+    if (error) {
+      if (!(typeof error.statusCode === 'number' && error.statusCode >= 400))
+        error.statusCode = 400;
+      callback(error, Buffer.alloc(0));
+      return;
+    }
+    callback(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+  };
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onEnd);
+  payload.resume();
 }

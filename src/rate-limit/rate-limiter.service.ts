@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import { LocalSlidingWindows } from './local-sliding-windows';
 import type { RateLimitRule } from './rate-limit-rules';
 
 /** The shared (Redis) storage, when REDIS_URL is set. */
@@ -27,7 +28,9 @@ export interface RateLimitDecision {
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
-  private readonly local = new ThrottlerStorageService();
+  private readonly local = new LocalSlidingWindows();
+  /** The RateLimit-Policy text of each rule list, built once: rule lists live as long as the app. */
+  private readonly policies = new WeakMap<readonly RateLimitRule[], string>();
   private degradedSince: number | null = null;
   /** Keys whose last spend was refused, until when: checked without a trip to the store. */
   private readonly blocked = new Map<string, number>();
@@ -49,6 +52,7 @@ export class RateLimiter implements OnApplicationShutdown {
   /** Spends one request from every window of `rules` for `key`; null when there are none. */
   async consume(key: string, rules: readonly RateLimitRule[]): Promise<RateLimitDecision | null> {
     if (rules.length === 0) return null;
+    const policy = this.policyOf(rules);
     let tightest: RateLimitDecision | null = null;
     for (const rule of rules) {
       const record = await this.increment(key, rule);
@@ -58,7 +62,7 @@ export class RateLimiter implements OnApplicationShutdown {
         remaining: record.isBlocked ? 0 : Math.max(0, rule.limit - record.totalHits),
         resetSeconds: Math.max(1, record.timeToExpire),
         retryAfterSeconds: record.isBlocked ? Math.max(1, record.timeToBlockExpire) : 0,
-        policy: rules.map((r) => `${r.limit};w=${Math.ceil(r.ttlMs / 1000)}`).join(', '),
+        policy,
       };
       if (!decision.allowed) {
         if (this.blocked.size > 100_000) this.blocked.clear();
@@ -87,8 +91,17 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.local.onApplicationShutdown();
+    this.local.close();
     await (this.shared as { close?: () => Promise<void> } | undefined)?.close?.();
+  }
+
+  private policyOf(rules: readonly RateLimitRule[]): string {
+    let policy = this.policies.get(rules);
+    if (policy === undefined) {
+      policy = rules.map((r) => `${r.limit};w=${Math.ceil(r.ttlMs / 1000)}`).join(', ');
+      this.policies.set(rules, policy);
+    }
+    return policy;
   }
 
   private async increment(key: string, rule: RateLimitRule) {
@@ -112,6 +125,6 @@ export class RateLimiter implements OnApplicationShutdown {
       }
     }
     // One record per window: the in-memory store keeps one expiry per key.
-    return this.local.increment(`${key}\u0000${rule.name}`, rule.ttlMs, rule.limit, 0, rule.name);
+    return this.local.increment(`${key}\u0000${rule.name}`, rule.ttlMs, rule.limit);
   }
 }

@@ -1,0 +1,78 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
+/** Idle windows are dropped this often. */
+const SWEEP_INTERVAL_MS = 60_000;
+/** A log's spent head is cut off once it is this long and at least half of the log. */
+const COMPACT_AT = 1_024;
+
+interface Window {
+  /** The expiry of every hit still counted, oldest first; entries before `head` are spent. */
+  hits: number[];
+  head: number;
+  /** The countdown reported as `timeToExpire`, restarted whenever it has run out. */
+  expiresAt: number;
+}
+
+/**
+ * A sliding-window log per key in this process, answering as @nestjs/throttler's
+ * ThrottlerStorageService does without a block duration (the only way we call it): a refused
+ * request adds no hit, `timeToExpire` is the key's countdown, `timeToBlockExpire` the wait until
+ * its oldest hit expires.
+ *
+ * That storage filters a key's whole log into a new array and spreads it into Math.min on every
+ * call: per request, time and garbage in proportion to the limit (a limit of 1,000,000/1s held
+ * thousands of hits). Here hits expire in the order they were added, so they are dropped from the
+ * head of the log and the oldest is its first entry: constant work per request.
+ */
+export class LocalSlidingWindows {
+  private readonly windows = new Map<string, Window>();
+  private sweeper?: NodeJS.Timeout;
+
+  /** `key` names one window: one log and one countdown (callers append the rule's name). */
+  increment(key: string, ttlMs: number, limit: number): ThrottlerStorageRecord {
+    const now = Date.now();
+    let window = this.windows.get(key);
+    if (!window) {
+      window = { hits: [], head: 0, expiresAt: now + ttlMs };
+      this.windows.set(key, window);
+      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+    }
+    const hits = window.hits;
+    let head = window.head;
+    // `<= now` as throttler's `expiresAt > now` filter keeps the rest.
+    while (head < hits.length && hits[head] <= now) head++;
+    if (head >= COMPACT_AT && head * 2 >= hits.length) {
+      hits.splice(0, head);
+      head = 0;
+    }
+    window.head = head;
+    if (window.expiresAt <= now) window.expiresAt = now + ttlMs;
+    const timeToExpire = Math.ceil((window.expiresAt - now) / 1000);
+    const counted = hits.length - head;
+    const isBlocked = counted >= limit;
+    if (!isBlocked) hits.push(now + ttlMs);
+    return {
+      totalHits: counted + 1,
+      timeToExpire,
+      isBlocked,
+      timeToBlockExpire: isBlocked ? Math.ceil((hits[head] - now) / 1000) : 0,
+    };
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    this.windows.clear();
+  }
+
+  /** Drops windows with no hit left and a countdown run out. */
+  private sweep(now = Date.now()): void {
+    for (const [key, window] of this.windows) {
+      if (window.expiresAt > now) continue;
+      const last = window.hits[window.hits.length - 1];
+      if (last === undefined || last <= now) this.windows.delete(key);
+    }
+  }
+}
