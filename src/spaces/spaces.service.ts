@@ -27,8 +27,14 @@ export class SpacesService {
     return this.spaces.find({ order: { id: 'ASC' } });
   }
 
-  findSpace(id: number): Promise<SpaceEntity | null> {
-    return this.spaces.findOneBy({ id });
+  /** On every leaderboard request: plain SQL, not a query TypeORM builds each time. */
+  async findSpace(id: number): Promise<SpaceEntity | null> {
+    const [row]: Array<{ id: number | string; name: string; description: string | null }> =
+      await this.spaces.manager.query('SELECT id, name, description FROM spaces WHERE id = ?', [
+        id,
+      ]);
+    if (!row) return null;
+    return Object.assign(new SpaceEntity(), { ...row, id: num(row.id) });
   }
 
   async requireSpace(id: number): Promise<SpaceEntity> {
