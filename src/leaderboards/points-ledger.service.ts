@@ -7,7 +7,13 @@ import { ProfilesService } from '../profiles/profiles.service';
 import type { SprintEntity } from '../spaces/sprint.entity';
 import { SpacesService } from '../spaces/spaces.service';
 import { chunk, Dialect, dialectOf, num, upsertSql } from '../storage/sql-dialect';
-import { appendBoardReset, appendEntryChanges, EntryState } from './rank-index/board-change-log';
+import {
+  announceAsReset,
+  appendBoardReset,
+  appendEntryChanges,
+  EntryState,
+  RESET_MIN_CHANGES,
+} from './rank-index/board-change-log';
 import { ALL_TIME_SPRINT_ID } from './ranking';
 
 interface LedgerEvent {
@@ -202,6 +208,9 @@ export class PointsLedgerService {
     await this.insertEvents(manager, events);
     for (const board of inLockOrder(groupByBoard(changesOf(events, boardsOf).values()))) {
       let countChange = 0;
+      const asReset =
+        board.length > RESET_MIN_CHANGES &&
+        announceAsReset(board.length, await this.entryCount(manager, board[0]));
       for (const part of chunk(board, IN_CHUNK)) {
         const totals = await this.addToTotals(manager, part);
         for (const change of part) {
@@ -214,9 +223,10 @@ export class PointsLedgerService {
             return false;
           countChange += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
         }
-        await appendEntryChanges(manager, [...totals.values()]);
+        if (!asReset) await appendEntryChanges(manager, [...totals.values()]);
       }
       await this.addToEntryCount(manager, board[0], countChange);
+      if (asReset) await appendBoardReset(manager, board[0]);
     }
     await this.profiles.rememberAddresses(
       manager,
@@ -304,6 +314,17 @@ export class PointsLedgerService {
         part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
       );
     }
+  }
+
+  private async entryCount(
+    manager: EntityManager,
+    board: { spaceId: number; sprintId: number },
+  ): Promise<number> {
+    const [row]: Array<Record<string, unknown>> = await manager.query(
+      'SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ?',
+      [board.spaceId, board.sprintId],
+    );
+    return row ? num(row.entryCount) : 0;
   }
 
   private async addToEntryCount(

@@ -267,6 +267,33 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
     });
   }
 
+  it('announces a batch that rewrites much of a board as a reset, and both instances reload it', async () => {
+    const dataSource = a.app.get<DataSource>(getDataSourceToken());
+    const [{ highest }]: Array<{ highest: number | string }> = await dataSource.query(
+      'SELECT MAX(seq) AS highest FROM board_changes',
+    );
+    const records = [];
+    for (let i = 0; i < Math.max(2000, ENTRIES / 4); i++) {
+      records.push(pointsRecord(addressOf(i), 1 + Math.floor(random() * 50), 130));
+    }
+    await a.load(records);
+    const announced: Array<{ addressKey: string | null }> = await dataSource.query(
+      'SELECT address_key AS addressKey FROM board_changes WHERE seq > ?',
+      [highest],
+    );
+    expect(announced).toEqual([{ addressKey: null }]);
+    const truth = await databaseBoard();
+    for (const t of [a, b]) {
+      await within(5 * FRESHNESS_MS, async () => same(await readerBoard(t), truth));
+      expect(await readerBoard(t)).toEqual(truth);
+      await t.app.get(RankIndexService).warm(ALL_TIME);
+      expect(t.app.get(RankIndexService).stats().boards).toContainEqual(
+        expect.objectContaining({ ...ALL_TIME, entries: truth.length }),
+      );
+      expect(await readerBoard(t)).toEqual(truth);
+    }
+  });
+
   it('serves a board larger than the memory budget from SQL, correctly', async () => {
     const small = await startTestApp(kind, { RANK_INDEX_MAX_ENTRIES: '1000' }, a.db);
     try {
