@@ -111,6 +111,7 @@ export async function createApp(
       maxAgeMs: config.responseCacheMs,
       maxEntries: 1000,
       maxEntryBytes: 1_048_576,
+      maxTotalBytes: 64 * 1_048_576,
       version: () => feed.version,
     });
   }

@@ -12,6 +12,8 @@ export interface ResponseCacheOptions {
   /** A cached answer is served at most this long after the request that produced it began. */
   maxAgeMs: number;
   maxEntries: number;
+  /** Bytes of answers (and their keys) held at most, all entries together. */
+  maxTotalBytes: number;
   /** Answers larger than this are not kept. */
   maxEntryBytes: number;
   /**
@@ -60,10 +62,20 @@ export function installResponseCache(
     throw new Error(`installResponseCache: ${options.path} is already registered`);
   }
   const entries = new Map<string, Entry>();
+  let totalBytes = 0;
+  const sizeOf = (key: string, entry: Entry) => key.length + entry.payload.length;
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    totalBytes -= sizeOf(key, entry);
+    entries.delete(key);
+  };
 
   const lookUp: preParsingHookHandler = (request, reply, payload, done) => {
     const length = Number(request.headers['content-length']);
-    if (request.method !== 'POST' || !(length > 0 && length <= MAX_KEYED_BODY_BYTES)) {
+    // Over the route's body limit: left to the parser, which refuses it (413) without reading it.
+    const limit = Math.min(MAX_KEYED_BODY_BYTES, request.routeOptions.bodyLimit ?? Infinity);
+    if (request.method !== 'POST' || !(length > 0 && length <= limit)) {
       done(null, payload);
       return;
     }
@@ -82,7 +94,7 @@ export function installResponseCache(
         void reply.code(200).header('content-type', entry.contentType).send(entry.payload);
         return;
       }
-      if (entry) entries.delete(key);
+      if (entry) remove(key);
       (request as FastifyRequest & { [PENDING]?: Pending })[PENDING] = {
         key,
         startedAt: now,
@@ -114,13 +126,23 @@ export function installResponseCache(
       payload.length <= options.maxEntryBytes &&
       !payload.includes('"errors":')
     ) {
-      if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(pending.key, {
+      remove(pending.key);
+      const entry: Entry = {
         payload,
         contentType: String(reply.getHeader('content-type') ?? 'application/json'),
         startedAt: pending.startedAt,
         version: pending.version,
-      });
+      };
+      // Oldest first out, by count and by bytes.
+      while (
+        entries.size > 0 &&
+        (entries.size >= options.maxEntries ||
+          totalBytes + sizeOf(pending.key, entry) > options.maxTotalBytes)
+      ) {
+        remove(entries.keys().next().value!);
+      }
+      entries.set(pending.key, entry);
+      totalBytes += sizeOf(pending.key, entry);
     }
     done(null, payload);
   }

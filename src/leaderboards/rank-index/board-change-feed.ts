@@ -43,6 +43,9 @@ const GAPS_PER_QUERY = 200;
 const RETENTION_MS = 10 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_STEP = 20_000;
+/** Readers use SQL while the last successful poll began longer ago than this. */
+const FRESH_WITHIN_MS = 800;
+const CATCH_UP_LIMIT_MS = 2_000;
 
 const FULL_COLUMNS =
   'seq, space_id AS spaceId, sprint_id AS sprintId, address_key AS addressKey, points, reached_at AS reachedAt';
@@ -73,7 +76,10 @@ export class BoardChangeFeed implements OnApplicationShutdown {
   private queued: Promise<void> | null = null;
   private lastSuccess = 0;
   private readonly positions: Array<{ at: number; seq: number }> = [];
-  private lastPrune = 0;
+  private pruning = false;
+  private pruneTimer?: NodeJS.Timeout;
+  /** When the last successful poll began: what was committed before then is applied. */
+  private freshAsOf = 0;
   private prunedThrough = 0;
   private closed = false;
   private seenChanges = 0;
@@ -100,31 +106,63 @@ export class BoardChangeFeed implements OnApplicationShutdown {
     this.consumer = consumer;
   }
 
-  /** Starts tailing (once): resolves when every change committed from now on will be delivered. */
-  start(): Promise<void> {
+  /**
+   * Starts tailing (once). Resolves when every change committed from now on will be delivered to
+   * a consumer that already wants changes: a board registered before the call may take its
+   * snapshot once this resolves.
+   */
+  async start(): Promise<void> {
     if (!this.started) {
       this.started = this.begin();
       this.started.catch(() => (this.started = undefined));
     }
-    return this.started;
+    await this.started;
+    // A poll under way may have begun before the board was registered, reading numbers only (or a
+    // reset after losing track): what it skips committed before it read, so before a snapshot
+    // taken once it ends.
+    await this.running;
   }
 
-  /** Resolves after a poll that began after this call: what was committed before it is applied. */
-  catchUp(): Promise<void> {
-    if (!this.started || this.closed) return Promise.resolve();
-    return this.schedule();
+  /**
+   * Resolves after a poll that began after this call: what was committed before it is applied.
+   * Never waits longer than CATCH_UP_LIMIT_MS (a stuck poll must not hold a writer's answer;
+   * pages stop trusting a feed that is behind, see {@link isFresh}).
+   */
+  async catchUp(): Promise<void> {
+    if (!this.started || this.closed) return;
+    await this.started.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.schedule(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_LIMIT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * Whether the last successful poll began recently enough that what it applied is within the
+   * freshness bound: otherwise (database unreachable, polls stuck) readers use SQL.
+   */
+  isFresh(): boolean {
+    return Date.now() - this.freshAsOf < FRESH_WITHIN_MS;
   }
 
   onApplicationShutdown(): void {
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.pruneTimer);
   }
 
   private async begin(): Promise<void> {
+    const started = Date.now();
     await this.reset();
+    this.freshAsOf = started;
     const interval = this.options.rankIndex?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.timer = setInterval(() => void this.schedule(), interval);
     this.timer.unref();
+    // Pruning runs apart from polls: a long delete never delays what readers see.
+    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
   }
 
   /** Positions the feed just behind the newest row and learns the gaps among recent rows. */
@@ -159,8 +197,9 @@ export class BoardChangeFeed implements OnApplicationShutdown {
 
   private async poll(): Promise<void> {
     if (this.closed) return;
+    const started = Date.now();
     try {
-      if (this.lastSuccess > 0 && Date.now() - this.lastSuccess > RETENTION_MS / 2) {
+      if (this.lastSuccess > 0 && started - this.lastSuccess > RETENTION_MS / 2) {
         this.logger.warn('Lost track of board changes (database unreachable): reloading indexes');
         this.consumer?.lost();
         await this.reset();
@@ -169,7 +208,7 @@ export class BoardChangeFeed implements OnApplicationShutdown {
         /* a backlog: read on */
       }
       this.lastSuccess = Date.now();
-      await this.prune();
+      this.freshAsOf = started;
     } catch (error) {
       this.logger.warn(`Reading board changes failed: ${(error as Error).message}`);
     }
@@ -180,8 +219,9 @@ export class BoardChangeFeed implements OnApplicationShutdown {
    * full batch was read (more may follow).
    */
   private async readNew(deliver: boolean): Promise<boolean> {
-    const full = () => deliver && (this.consumer?.wantsChanges() ?? false);
-    const fresh = await this.select(full(), 'seq > ? ORDER BY seq LIMIT ?', [this.position, BATCH]);
+    // Decided once: a board registered meanwhile waits for this read to end (see start()).
+    const full = deliver && (this.consumer?.wantsChanges() ?? false);
+    const fresh = await this.select(full, 'seq > ? ORDER BY seq LIMIT ?', [this.position, BATCH]);
     const now = Date.now();
     for (const change of fresh) {
       if (change.seq > this.position + 1) {
@@ -189,7 +229,7 @@ export class BoardChangeFeed implements OnApplicationShutdown {
       }
       this.position = change.seq;
     }
-    const late = await this.readGaps(full());
+    const late = await this.readGaps(full);
     if (deliver && (fresh.length > 0 || late.length > 0)) this.seenChanges++;
     // A query run while nothing was indexed read numbers only: nothing to deliver from it.
     const changes = [...late, ...fresh].filter((change) => change.spaceId !== undefined);
@@ -204,12 +244,16 @@ export class BoardChangeFeed implements OnApplicationShutdown {
     const now = Date.now();
     this.gaps = this.gaps.filter((gap) => now - gap.since < GAP_TIMEOUT_MS);
     if (this.gaps.length === 0) return [];
-    const asked = this.gaps.slice(0, GAPS_PER_QUERY);
-    const found = await this.select(
-      full,
-      asked.map(() => '(seq >= ? AND seq <= ?)').join(' OR '),
-      asked.flatMap((gap) => [gap.from, gap.to]),
-    );
+    const found: BoardChange[] = [];
+    for (let i = 0; i < this.gaps.length; i += GAPS_PER_QUERY) {
+      const asked = this.gaps.slice(i, i + GAPS_PER_QUERY);
+      const rows = await this.select(
+        full,
+        asked.map(() => '(seq >= ? AND seq <= ?)').join(' OR '),
+        asked.flatMap((gap) => [gap.from, gap.to]),
+      );
+      for (const row of rows) found.push(row);
+    }
     if (found.length === 0) return found;
     const seqs = found.map((change) => change.seq).sort((a, b) => a - b);
     const remaining: Gap[] = [];
@@ -247,9 +291,19 @@ export class BoardChangeFeed implements OnApplicationShutdown {
    * another already deleted costs an index lookup.
    */
   private async prune(): Promise<void> {
+    if (this.pruning) return;
+    this.pruning = true;
+    try {
+      await this.pruneOnce();
+    } catch (error) {
+      this.logger.warn(`Pruning board changes failed: ${(error as Error).message}`);
+    } finally {
+      this.pruning = false;
+    }
+  }
+
+  private async pruneOnce(): Promise<void> {
     const now = Date.now();
-    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
-    this.lastPrune = now;
     this.positions.push({ at: now, seq: this.position });
     let target = 0;
     while (this.positions.length > 0 && this.positions[0].at <= now - RETENTION_MS) {

@@ -64,12 +64,15 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     feed.subscribe(this);
   }
 
-  /** The board's index when it is ready; otherwise undefined, and the board starts loading. */
+  /**
+   * The board's index when it is ready and the feed keeping it is current; otherwise undefined
+   * (the caller reads SQL), and the board starts loading if it is not.
+   */
   indexFor(board: BoardRef): BoardIndex | undefined {
     if (this.maxEntries <= 0) return undefined;
     const state = this.stateOf(board);
     state.lastUsed = Date.now();
-    return state.index;
+    return state.index && this.feed.isFresh() ? state.index : undefined;
   }
 
   /** Loads a board's index (if it is not loaded) and resolves when it is ready. */
@@ -249,18 +252,27 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     const connection = await (
       this.dataSource.driver as unknown as { obtainMasterConnection(): Promise<MysqlConnection> }
     ).obtainMasterConnection();
+    let abandoned = false;
     try {
       await new Promise<void>((resolve, reject) => {
         connection
           .query({ sql: this.sql.wholeBoard, rowsAsArray: true }, [spaceId, sprintId])
-          .on('result', (r: [string, string | number, string | number]) =>
-            row(r[0], Number(r[1]), Number(r[2])),
-          )
-          .on('error', reject)
+          .on('result', (r: [string, string | number, string | number]) => {
+            if (abandoned) return;
+            if (!stillWanted()) {
+              // Reset, dropped or shutting down: stop streaming rows nobody will use.
+              abandoned = true;
+              connection.destroy();
+              resolve();
+              return;
+            }
+            row(r[0], Number(r[1]), Number(r[2]));
+          })
+          .on('error', (error: Error) => (abandoned ? resolve() : reject(error)))
           .on('end', resolve);
       });
     } finally {
-      connection.release();
+      if (!abandoned) connection.release();
     }
   }
 }
@@ -276,6 +288,7 @@ interface SqliteDatabase {
 interface MysqlConnection {
   query(options: { sql: string; rowsAsArray: boolean }, parameters: unknown[]): NodeJS.EventEmitter;
   release(): void;
+  destroy(): void;
 }
 
 function keyOf(board: BoardRef): string {
