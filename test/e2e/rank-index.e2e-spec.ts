@@ -303,6 +303,28 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
     }
   });
 
+  it('notices a change sequence that went back (a restore) and reloads', async () => {
+    const dataSource = a.app.get<DataSource>(getDataSourceToken());
+    // What a restore of an older backup, or a failover to a replica that lags, looks like.
+    if (kind === 'sqlite') {
+      await dataSource.query('DELETE FROM board_changes');
+      await dataSource.query("DELETE FROM sqlite_sequence WHERE name = 'board_changes'");
+    } else {
+      await dataSource.query('TRUNCATE TABLE board_changes');
+    }
+    const address = addressOf(ENTRIES + 20_000);
+    const top = (await databaseBoard())[0][1];
+    await a.load([pointsRecord(address, top + 1, 140)]);
+    const truth = await databaseBoard();
+    expect(truth[0]).toEqual([address, top + 1]);
+    // Within SEQUENCE_CHECK_EVERY polls (5 s) each instance drops its indexes and reloads.
+    for (const t of [a, b]) {
+      expect(
+        await within(10 * FRESHNESS_MS, async () => same(await readerBoard(t), truth)),
+      ).not.toBeNull();
+    }
+  });
+
   it('serves a board larger than the memory budget from SQL, correctly', async () => {
     const small = await startTestApp(kind, { RANK_INDEX_MAX_ENTRIES: '1000' }, a.db);
     try {

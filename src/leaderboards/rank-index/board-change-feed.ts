@@ -46,6 +46,8 @@ const PRUNE_STEP = 20_000;
 /** Readers use SQL while the last successful poll began longer ago than this. */
 const FRESH_WITHIN_MS = 800;
 const CATCH_UP_LIMIT_MS = 2_000;
+/** Every this many polls, the newest sequence number is checked against the position. */
+const SEQUENCE_CHECK_EVERY = 50;
 
 const FULL_COLUMNS =
   'seq, space_id AS spaceId, sprint_id AS sprintId, address_key AS addressKey, points, reached_at AS reachedAt';
@@ -83,6 +85,7 @@ export class BoardChangeFeed implements OnApplicationShutdown {
   private prunedThrough = 0;
   private closed = false;
   private seenChanges = 0;
+  private polls = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -203,6 +206,10 @@ export class BoardChangeFeed implements OnApplicationShutdown {
         this.logger.warn('Lost track of board changes (database unreachable): reloading indexes');
         this.consumer?.lost();
         await this.reset();
+      } else if (++this.polls % SEQUENCE_CHECK_EVERY === 0 && (await this.wentBack())) {
+        this.logger.warn('The change sequence went back (failover or restore): reloading indexes');
+        this.consumer?.lost();
+        await this.reset();
       }
       while (await this.readNew(true)) {
         /* a backlog: read on */
@@ -212,6 +219,14 @@ export class BoardChangeFeed implements OnApplicationShutdown {
     } catch (error) {
       this.logger.warn(`Reading board changes failed: ${(error as Error).message}`);
     }
+  }
+
+  /** Whether the newest row is behind this feed's position: a failover or a restore. */
+  private async wentBack(): Promise<boolean> {
+    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
+      'SELECT MAX(seq) AS highest FROM board_changes',
+    );
+    return row?.highest !== null && row?.highest !== undefined && num(row.highest) < this.position;
   }
 
   /**

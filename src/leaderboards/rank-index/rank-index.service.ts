@@ -60,7 +60,10 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
   ) {
     this.sql = boardSql(dialectOf(dataSource));
-    this.maxEntries = options.rankIndex?.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    // An in-memory SQLite database has one connection, the writers' too: the feed would read
+    // uncommitted rows there. Pages come from SQL.
+    const inMemory = dataSource.options.database === ':memory:';
+    this.maxEntries = inMemory ? 0 : (options.rankIndex?.maxEntries ?? DEFAULT_MAX_ENTRIES);
     feed.subscribe(this);
   }
 
