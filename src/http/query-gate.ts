@@ -6,6 +6,7 @@ import {
   AuthenticatedToken,
 } from '../auth/access-tokens.service';
 import { hasScope, insufficientScope, TokenScope } from '../auth/token-scopes';
+import { addRouteHooks } from './route-hooks';
 import { ERROR_DEFINITIONS, ErrorCode } from '../common/errors/error-code';
 import { envelopeFor } from '../common/errors/error-envelope';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
@@ -117,17 +118,13 @@ export function installQueryGate(
   services: QueryGateServices,
   options: QueryGateOptions,
 ): void {
-  // A route hook, not an app-wide one: no path comparison per request, and the other gate's hook
-  // never runs here. So the gate must be installed before its route is registered (Nest
-  // registers routes in `app.init()`); a route registered earlier would go unguarded.
-  if (fastify.hasRoute({ method: 'POST', url: options.path })) {
-    throw new Error(`installQueryGate: ${options.path} is already registered`);
-  }
-  fastify.addHook('onRoute', (route) => {
-    if (route.url !== options.path) return;
-    route.onRequest = [...toArray(route.onRequest), gate];
-    route.onResponse = [...toArray(route.onResponse), clearDeadline];
-  });
+  // Route hooks: no path comparison per request, and the other gate's hook never runs here.
+  addRouteHooks(
+    fastify,
+    'installQueryGate',
+    { path: options.path },
+    { onRequest: gate, onResponse: clearDeadline },
+  );
 
   async function gate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     if (request.method === 'OPTIONS') return;
@@ -207,9 +204,4 @@ export function installQueryGate(
     clearTimeout((request as unknown as Record<symbol, NodeJS.Timeout | undefined>)[DEADLINE]);
     done();
   }
-}
-
-function toArray<T>(value: T | T[] | undefined): T[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
 }

@@ -1,11 +1,6 @@
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  preParsingHookHandler,
-  RouteOptions,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { Readable } from 'node:stream';
+import { addRouteHooks } from './route-hooks';
 
 export interface ResponseCacheOptions {
   path: string;
@@ -58,9 +53,6 @@ export function installResponseCache(
   fastify: FastifyInstance,
   options: ResponseCacheOptions,
 ): void {
-  if (fastify.hasRoute({ method: 'POST', url: options.path })) {
-    throw new Error(`installResponseCache: ${options.path} is already registered`);
-  }
   const entries = new Map<string, Entry>();
   let totalBytes = 0;
   const sizeOf = (key: string, entry: Entry) => key.length + entry.payload.length;
@@ -104,12 +96,12 @@ export function installResponseCache(
     });
   };
 
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (route.url !== options.path || !methods.includes('POST')) return;
-    route.preParsing = [...toArray(route.preParsing), lookUp];
-    route.onSend = [...toArray(route.onSend), keep];
-  });
+  addRouteHooks(
+    fastify,
+    'installResponseCache',
+    { path: options.path, method: 'POST' },
+    { preParsing: lookUp, onSend: keep },
+  );
 
   function keep(
     request: FastifyRequest,
@@ -146,11 +138,6 @@ export function installResponseCache(
     }
     done(null, payload);
   }
-}
-
-function toArray<T>(value: T | T[] | undefined): T[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
 }
 
 /**

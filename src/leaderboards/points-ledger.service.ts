@@ -116,17 +116,7 @@ export class PointsLedgerService {
       'SELECT COUNT(*) AS entries FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > 0',
       board,
     );
-    await manager.query(
-      upsertSql(
-        dialectOf(manager),
-        'boards',
-        ['space_id', 'sprint_id', 'entry_count'],
-        ['space_id', 'sprint_id'],
-        { entry_count: 'set' },
-        1,
-      ),
-      [...board, num(row.entries)],
-    );
+    await writeEntryCount(manager, sprint.spaceId, sprint.id, 'set', num(row.entries));
     await appendBoardReset(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
   }
 
@@ -333,17 +323,7 @@ export class PointsLedgerService {
     countChange: number,
   ): Promise<void> {
     if (countChange === 0) return;
-    await manager.query(
-      upsertSql(
-        dialectOf(manager),
-        'boards',
-        ['space_id', 'sprint_id', 'entry_count'],
-        ['space_id', 'sprint_id'],
-        { entry_count: 'add' },
-        1,
-      ),
-      [board.spaceId, board.sprintId, countChange],
-    );
+    await writeEntryCount(manager, board.spaceId, board.sprintId, 'add', countChange);
   }
 
   /** The stored totals of these entries by entry id (locked on MySQL); absent = no entry yet. */
@@ -377,6 +357,27 @@ export class PointsLedgerService {
       [board.spaceId, board.sprintId, ...part.map((change) => change.addressKey)],
     );
   }
+}
+
+/** Sets or adds to a board's entry counter (creating its row). */
+function writeEntryCount(
+  manager: EntityManager,
+  spaceId: number,
+  sprintId: number,
+  how: 'set' | 'add',
+  value: number,
+): Promise<unknown> {
+  return manager.query(
+    upsertSql(
+      dialectOf(manager),
+      'boards',
+      ['space_id', 'sprint_id', 'entry_count'],
+      ['space_id', 'sprint_id'],
+      { entry_count: how },
+      1,
+    ),
+    [spaceId, sprintId, value],
+  );
 }
 
 const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';

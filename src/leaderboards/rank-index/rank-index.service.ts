@@ -4,8 +4,9 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { LoyaltyModuleOptions } from '../../loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../loyalty.module-definition';
-import { dialectOf, num } from '../../storage/sql-dialect';
+import { dialectOf } from '../../storage/sql-dialect';
 import { BoardSql, boardSql, keysetPageParams } from '../board-sql';
+import { SqlBoardReader } from '../sql-board-reader';
 import type { BoardRef } from '../ranking';
 import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from './board-change-feed';
 import { BoardIndex } from './board-index';
@@ -57,6 +58,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly feed: BoardChangeFeed,
+    private readonly sqlReader: SqlBoardReader,
     @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
   ) {
     this.sql = boardSql(dialectOf(dataSource));
@@ -167,7 +169,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     const started = Date.now();
     try {
       await this.feed.start();
-      const expected = await this.countEntries(state.board);
+      const expected = await this.sqlReader.countEntries(state.board);
       if (expected > this.maxEntries) {
         this.logger.warn(
           `Board ${state.key} has ${expected} entries, over RANK_INDEX_MAX_ENTRIES (${this.maxEntries}): served from SQL`,
@@ -218,14 +220,6 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
       total -= state.index!.size;
       this.boards.delete(state.key);
     }
-  }
-
-  private async countEntries(board: BoardRef): Promise<number> {
-    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
-      this.sql.countEntries,
-      [board.spaceId, board.sprintId],
-    );
-    return row ? num(row.entryCount) : 0;
   }
 
   /**
