@@ -10,7 +10,7 @@ import { DatabaseHealth } from './health/database-health.service';
 import { ShutdownState } from './health/shutdown-state.service';
 import { installErrorEnvelopes } from './http/http-errors';
 import { HttpErrorsFilter, RouteLimits } from './http/http-errors.filter';
-import { installQueryGate } from './http/query-gate';
+import { gateTokenOf, installQueryGate } from './http/query-gate';
 import { installResponseCache } from './http/response-cache';
 import { BoardChangeFeed } from './leaderboards/rank-index/board-change-feed';
 import { INGEST_PATH } from './ingest/ingest.controller';
@@ -113,6 +113,7 @@ export async function createApp(
       maxEntryBytes: 1_048_576,
       maxTotalBytes: 64 * 1_048_576,
       version: () => feed.version,
+      varyBy: (request) => gateTokenOf(request)?.id ?? '',
     });
   }
   installErrorEnvelopes(fastify, QUERY_PATH);

@@ -35,6 +35,12 @@ export interface QueryGateServices {
 }
 
 const DEADLINE = Symbol('loyalty.deadline');
+const TOKEN = Symbol('loyalty.token');
+
+/** The token the gate accepted for this request (undefined before the gate, or if it refused). */
+export function gateTokenOf(request: object): AuthenticatedToken | undefined {
+  return (request as Record<symbol, AuthenticatedToken | undefined>)[TOKEN];
+}
 const logger = new Logger('QueryGate');
 
 /** Answers a request with one error in the envelope, before GraphQL sees it. */
@@ -184,6 +190,7 @@ export function installQueryGate(
       const refusal = insufficientScope(options.scope);
       return refuse(reply, request, refusal.code, refusal.message);
     }
+    (request as unknown as Record<symbol, AuthenticatedToken>)[TOKEN] = token;
     if (options.requestTimeoutMs === undefined) return;
     const timeoutMs = options.requestTimeoutMs;
     const controller = attachDeadline(request);

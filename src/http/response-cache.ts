@@ -17,6 +17,11 @@ export interface ResponseCacheOptions {
    * under another version is not served.
    */
   version: () => number;
+  /**
+   * What else the answer depends on, besides the body and its headers: the token the gate
+   * accepted, so that no field whose answer depends on the caller is ever shared across tokens.
+   */
+  varyBy: (request: FastifyRequest) => string;
 }
 
 interface Entry {
@@ -43,8 +48,8 @@ const MAX_KEYED_BODY_BYTES = 65_536;
  * token checked and spends its rate limit budget. Only 200 answers without errors are kept, and an
  * answer is never older than `maxAgeMs` nor from before a known change (see `version`).
  *
- * Keyed by the exact body bytes with the Content-Type and Accept headers: what the answer depends
- * on once the gate let the request through. The body is read in a route `preParsing` hook, so a
+ * Keyed by the exact body bytes with the Content-Type and Accept headers, and by the token (see
+ * `varyBy`): what the answer depends on once the gate let the request through. The body is read in a route `preParsing` hook, so a
  * hit skips body parsing too (Fastify's parser costs an AsyncResource and JSON.parse per
  * request); a miss hands the same bytes on to the parser. Must be installed before the route is
  * registered (Nest registers routes in `app.init()`).
@@ -77,7 +82,7 @@ export function installResponseCache(
         return;
       }
       // latin1 maps bytes to characters one to one: two bodies share a key only when equal.
-      const key = `${request.headers.accept ?? ''}\n${request.headers['content-type'] ?? ''}\n${body.toString('latin1')}`;
+      const key = `${options.varyBy(request)}\n${request.headers.accept ?? ''}\n${request.headers['content-type'] ?? ''}\n${body.toString('latin1')}`;
       const now = Date.now();
       const version = options.version();
       const entry = entries.get(key);

@@ -1,4 +1,5 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { performance } from 'node:perf_hooks';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -25,6 +26,9 @@ interface Window {
  * call: per request, time and garbage in proportion to the limit (a limit of 1,000,000/1s held
  * thousands of hits). Here hits expire in the order they were added, so they are dropped from the
  * head of the log and the oldest is its first entry: constant work per request.
+ *
+ * Times are read from the monotonic clock: a wall clock stepped back (NTP, a VM resumed) would
+ * otherwise hold every key's hits, and keep it blocked, for as long as the step.
  */
 export class LocalSlidingWindows {
   private readonly windows = new Map<string, Window>();
@@ -32,7 +36,7 @@ export class LocalSlidingWindows {
 
   /** `key` names one window: one log and one countdown (callers append the rule's name). */
   increment(key: string, ttlMs: number, limit: number): ThrottlerStorageRecord {
-    const now = Date.now();
+    const now = performance.now();
     let window = this.windows.get(key);
     if (!window) {
       window = { hits: [], head: 0, expiresAt: now + ttlMs };
@@ -68,7 +72,7 @@ export class LocalSlidingWindows {
   }
 
   /** Drops windows with no hit left and a countdown run out. */
-  private sweep(now = Date.now()): void {
+  private sweep(now = performance.now()): void {
     for (const [key, window] of this.windows) {
       if (window.expiresAt > now) continue;
       const last = window.hits[window.hits.length - 1];

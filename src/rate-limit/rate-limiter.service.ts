@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { performance } from 'node:perf_hooks';
 import { LocalSlidingWindows } from './local-sliding-windows';
 import type { RateLimitRule } from './rate-limit-rules';
 
@@ -66,7 +67,7 @@ export class RateLimiter implements OnApplicationShutdown {
       };
       if (!decision.allowed) {
         if (this.blocked.size > 100_000) this.blocked.clear();
-        this.blocked.set(key, Date.now() + decision.retryAfterSeconds * 1000);
+        this.blocked.set(key, performance.now() + decision.retryAfterSeconds * 1000);
         return decision;
       }
       if (!tightest || decision.remaining < tightest.remaining) tightest = decision;
@@ -82,7 +83,7 @@ export class RateLimiter implements OnApplicationShutdown {
   blockedFor(key: string): number {
     const until = this.blocked.get(key);
     if (until === undefined) return 0;
-    const left = until - Date.now();
+    const left = until - performance.now();
     if (left <= 0) {
       this.blocked.delete(key);
       return 0;

@@ -55,6 +55,20 @@ describe.each(DB_KINDS)('the /query response cache on %s', (kind) => {
     expect(t.recorder.queries.filter((q) => /FROM [`"]?spaces/.test(q)).length).toBeGreaterThan(0);
   });
 
+  it('never shares an answer across tokens: the same body from another token runs again', async () => {
+    const { token: second } = await t.app.get(AccessTokensService).create('second page');
+    const first = await post(topBody);
+    t.recorder.queries.length = 0;
+    const other = await post(topBody, second);
+    expect(other.status).toBe(200);
+    expect(other.text).toBe(first.text);
+    expect(t.recorder.queries.filter((q) => /FROM [`"]?spaces/.test(q)).length).toBe(1);
+    // Then that token has its own entry.
+    t.recorder.queries.length = 0;
+    expect((await post(topBody, second)).text).toBe(first.text);
+    expect(t.recorder.queries.filter((q) => /FROM [`"]?spaces/.test(q))).toEqual([]);
+  });
+
   it('still checks the token and spends its budget on every cached answer', async () => {
     const limited = await startTestApp(kind, { RATE_LIMIT_TOKEN: '3/30s' }, t.db);
     try {

@@ -254,10 +254,12 @@ export class BoardChangeFeed implements OnApplicationShutdown {
     return fresh.length === BATCH;
   }
 
-  /** Rows that appeared in the gaps; found numbers leave the gaps, timed-out gaps are dropped. */
+  /**
+   * Rows that appeared in the gaps; found numbers leave the gaps. A gap timed out is dropped only
+   * after a successful look at it: one that timed out while the database was unreachable is
+   * still read once more.
+   */
   private async readGaps(full: boolean): Promise<BoardChange[]> {
-    const now = Date.now();
-    this.gaps = this.gaps.filter((gap) => now - gap.since < GAP_TIMEOUT_MS);
     if (this.gaps.length === 0) return [];
     const found: BoardChange[] = [];
     for (let i = 0; i < this.gaps.length; i += GAPS_PER_QUERY) {
@@ -269,7 +271,12 @@ export class BoardChangeFeed implements OnApplicationShutdown {
       );
       for (const row of rows) found.push(row);
     }
-    if (found.length === 0) return found;
+    const now = Date.now();
+    const live = (gap: Gap) => now - gap.since < GAP_TIMEOUT_MS;
+    if (found.length === 0) {
+      this.gaps = this.gaps.filter(live);
+      return found;
+    }
     const seqs = found.map((change) => change.seq).sort((a, b) => a - b);
     const remaining: Gap[] = [];
     let i = 0;
@@ -282,7 +289,7 @@ export class BoardChangeFeed implements OnApplicationShutdown {
       }
       if (from <= gap.to) remaining.push({ from, to: gap.to, since: gap.since });
     }
-    this.gaps = remaining;
+    this.gaps = remaining.filter(live);
     return found;
   }
 
