@@ -6,6 +6,7 @@ import {
   AuthenticatedToken,
 } from '../auth/access-tokens.service';
 import { hasScope, insufficientScope, TokenScope } from '../auth/token-scopes';
+import { attachDeadline } from './deadline';
 import { addRouteHooks } from './route-hooks';
 import { ERROR_DEFINITIONS, ErrorCode } from '../common/errors/error-code';
 import { envelopeFor } from '../common/errors/error-envelope';
@@ -73,22 +74,6 @@ function tooMany(
   return refuse(reply, request, ErrorCode.RATE_LIMIT_EXCEEDED);
 }
 
-/** The signal a request's work should stop on: aborted at the request's deadline. */
-export function deadlineSignalOf(request: object | undefined): AbortSignal | undefined {
-  return request
-    ? (request as Record<symbol, AbortController | undefined>)[ABORT]?.signal
-    : undefined;
-}
-
-const ABORT = Symbol('loyalty.abort');
-
-/** Gives a request the controller its deadline aborts. */
-export function attachDeadline(request: object): AbortController {
-  const controller = new AbortController();
-  (request as Record<symbol, AbortController>)[ABORT] = controller;
-  return controller;
-}
-
 /** Apollo's landing page answers a GET that carries no operation; any other GET is a query. */
 function isIdePageRequest(request: FastifyRequest): boolean {
   if (request.method !== 'GET') return false;
@@ -116,8 +101,7 @@ function isIdePageRequest(request: FastifyRequest): boolean {
  *    headers on every answer); then a token without the scope is refused (403
  *    INSUFFICIENT_SCOPE): it is a valid token, so it spends its own budget, never the address's;
  * 5. with `requestTimeoutMs`, a deadline starts: a request still running after it is answered
- *    with 503 REQUEST_TIMEOUT, and its remaining fields stop resolving (see
- *    {@link deadlineSignalOf}).
+ *    with 503 REQUEST_TIMEOUT, and its remaining fields stop resolving (see DeadlineGuard).
  */
 export function installQueryGate(
   fastify: FastifyInstance,

@@ -1,6 +1,7 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
 import { Args, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../auth/access-token.guard';
+import { DeadlineGuard } from '../http/deadline.guard';
 import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
 import { ExtensionField } from '../common/graphql/extension-field.decorator';
 import { Space } from '../spaces/space.model';
@@ -12,7 +13,7 @@ import { LoyaltyPointsRank } from './loyalty-points-rank.model';
 import { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
 
 @Resolver(() => Space)
-@UseGuards(AccessTokenGuard)
+@UseGuards(AccessTokenGuard, DeadlineGuard)
 @UseFilters(LoyaltyExceptionFilter)
 export class LeaderboardsResolver {
   constructor(private readonly leaderboards: LeaderboardsService) {}

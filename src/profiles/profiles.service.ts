@@ -7,6 +7,7 @@ import { RecordOutcome, accepted } from '../ingest/record-outcome';
 import { addressKeyOf } from '../common/address-key';
 import { chunk, dialectOf, insertIgnoreSql } from '../storage/sql-dialect';
 import { afterCommit } from '../storage/transaction-runner';
+import { throwIfPastDeadline } from '../http/deadline';
 import { Address } from './address.model';
 import { ProfileEntity } from './profile.entity';
 
@@ -31,12 +32,19 @@ export class ProfilesService {
 
   /**
    * The profile loader of one request (keyed by the request object): all `address` fields of a
-   * page are fetched in one query, and nothing is cached past the request.
+   * page are fetched in one query, and nothing is cached past the request. Past the request's
+   * deadline it reads nothing (REQUEST_TIMEOUT).
    */
   loaderFor(request: object): DataLoader<string, Address> {
     let loader = this.loaders.get(request);
     if (!loader) {
-      loader = new DataLoader((keys) => this.loadAddresses(keys), { maxBatchSize: 1000 });
+      loader = new DataLoader(
+        async (keys) => {
+          throwIfPastDeadline(request);
+          return this.loadAddresses(keys);
+        },
+        { maxBatchSize: 1000 },
+      );
       this.loaders.set(request, loader);
     }
     return loader;

@@ -1,13 +1,14 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
 import { Args, ID, Query, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../auth/access-token.guard';
+import { DeadlineGuard } from '../http/deadline.guard';
 import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
 import { toQuest } from './quest.mapper';
 import { Quest } from './quest.model';
 import { QuestsService } from './quests.service';
 
 @Resolver(() => Quest)
-@UseGuards(AccessTokenGuard)
+@UseGuards(AccessTokenGuard, DeadlineGuard)
 @UseFilters(LoyaltyExceptionFilter)
 export class QuestsResolver {
   constructor(private readonly quests: QuestsService) {}

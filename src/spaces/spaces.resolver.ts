@@ -1,6 +1,7 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
 import { Args, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../auth/access-token.guard';
+import { DeadlineGuard } from '../http/deadline.guard';
 import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
 import { ExtensionField } from '../common/graphql/extension-field.decorator';
 import { toSpace, toSprint } from './space.mapper';
@@ -9,7 +10,7 @@ import { Sprint } from './sprint.model';
 import { SpacesService } from './spaces.service';
 
 @Resolver(() => Space)
-@UseGuards(AccessTokenGuard)
+@UseGuards(AccessTokenGuard, DeadlineGuard)
 @UseFilters(LoyaltyExceptionFilter)
 export class SpacesResolver {
   constructor(private readonly spaces: SpacesService) {}

@@ -179,6 +179,17 @@ describe('the GraphQL schema', () => {
     expect(served).toBe(committed);
   });
 
+  it('runs queries without per-field plugin hooks (Apollo would wrap every field)', async () => {
+    const response = await t.gql('{ space(id: 1) { loyaltyPointsRanks { list { rank } } } }');
+    expect(response.status).toBe(200);
+    // Apollo marks the schema when a plugin's willResolveField makes it wrap every resolver: a
+    // cost on every field of every request (its default cache-control plugin did).
+    const marks = Object.getOwnPropertySymbols(t.app.get(GraphQLSchemaHost).schema).map(
+      (symbol) => symbol.description,
+    );
+    expect(marks).not.toContain('apolloServerPluginsEnabled');
+  });
+
   it('answers no field suggestions', async () => {
     const response = await t.gql('{ spac(id: 1) { id } }');
     expect(response.status).toBe(400);
