@@ -21,7 +21,8 @@
 // Measurements that a target compares run interleaved, in --rounds slices each (see measure()), so
 // that other work on the machine (a build, a test run: the 'other' column) hits both sides alike.
 // The cold-start instance is forked with --expose-gc, so its memory deltas are taken after full
-// GCs: nothing needs to be passed to this script.
+// GCs: nothing needs to be passed to this script. Every child runs with NODE_ENV=production, as the
+// Dockerfile deploys the service (graphql-js runs development-only checks otherwise).
 //
 // What is measured, per database (numbered as the targets):
 //  1. full stack (token gate, GraphQL, profiles) req/s, p50, p99 of a 50-entry page at depth 0 and
@@ -118,6 +119,8 @@ process.on('exit', () => {
 function child(script, execArgv = []) {
   const proc = fork(path.join(__dirname, 'pages', script), [], {
     execArgv,
+    // As deployed (the Dockerfile sets it): graphql-js then skips its development-only checks.
+    env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   live.add(proc);
@@ -152,9 +155,9 @@ function child(script, execArgv = []) {
 }
 
 /** A service instance on the scratch database, listening on a loopback port. */
-async function startServer(db, env, { gc = false } = {}) {
+async function startServer(db, env, { gc = false, jit = false } = {}) {
   const server = child('server.js', gc ? ['--expose-gc'] : []);
-  server.info = await server.call('start', { env: { DATABASE_URL: db.url, ...env } });
+  server.info = await server.call('start', { env: { DATABASE_URL: db.url, ...env }, jit });
   server.agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   server.target = (token, route = '/query') => ({
     host: '127.0.0.1',
@@ -540,6 +543,32 @@ async function runDb(kind, machine) {
       await a.close();
     });
 
+    // Stretch (6 of the issue): compiled execution. The uncached first page and the floor, each
+    // with Apollo's execution and with graphql-jit's (bench/pages/jit-plugin.js), interleaved.
+    // The bodies vary by an unused variable, not a comment: the query text, and so the compiled
+    // query, is the same for every request, as for a client that sends one query with variables.
+    await part('stretch: compiled execution (graphql-jit)', async () => {
+      const plain = await start(INDEX_ENV);
+      const jit = await start(INDEX_ENV, { jit: true });
+      const plainFloor = await start(INDEX_ENV);
+      const jitFloor = await start(INDEX_ENV, { jit: true });
+      await plain.call('warm');
+      await jit.call('warm');
+      await plainFloor.call('floor');
+      await jitFloor.call('floor');
+      const phase = (server) => ({
+        server,
+        target: server.target(token),
+        variables: {},
+        vary: 'variable',
+        expect: firstRankIs(0),
+      });
+      [r.load.stretchFirst, r.load.stretchJitFirst, r.load.stretchFloor, r.load.stretchJitFloor] =
+        await measure([phase(plain), phase(jit), phase(plainFloor), phase(jitFloor)], ROUNDS);
+      r.stretchJit = { first: await jit.call('jitStats'), floor: await jitFloor.call('jitStats') };
+      for (const server of [plain, jit, plainFloor, jitFloor]) await server.close();
+    });
+
     // 6. Naive baselines: index off (COUNT-ahead), and the deprecated offsets; one after the
     // other (their answers can take longer than a slice).
     await part('naive baselines', async () => {
@@ -723,6 +752,10 @@ function report(r) {
   row('floor (fixed page), first page, uncached', L.floor);
   row('same body every time, full stack', L.repeatedFull);
   row('same body every time, bare node:http', L.repeatedBare);
+  row('stretch: first page, Apollo execution *', L.stretchFirst);
+  row('stretch: first page, graphql-jit *', L.stretchJitFirst);
+  row('stretch: floor, Apollo execution *', L.stretchFloor);
+  row('stretch: floor, graphql-jit *', L.stretchJitFloor);
   row('index off (COUNT-ahead), first page', L.countAheadFirst);
   row(`index off (COUNT-ahead), depth ${fmt(DEEP)}`, L.countAheadDeep);
   row(`OFFSET after: "${DEEP - 1}"`, L.offsetDeep);
@@ -739,6 +772,15 @@ function report(r) {
     lines.push(
       `index vs naive at depth ${fmt(DEEP)} (req/s): ${(L.indexDeep.rps / L.countAheadDeep.rps).toFixed(1)}x COUNT-ahead, ` +
         `${(L.indexDeep.rps / L.offsetDeep.rps).toFixed(1)}x OFFSET`,
+    );
+  }
+  if (L.stretchFirst && L.stretchJitFirst && L.stretchFloor && L.stretchJitFloor) {
+    const x = (a, b) => `${(a.rps / b.rps).toFixed(2)}x`;
+    const jit = r.stretchJit?.first;
+    lines.push(
+      `* stretch (bodies vary by an unused variable): uncached first page with graphql-jit = ${x(L.stretchJitFirst, L.stretchFloor)} the floor ` +
+        `(Apollo: ${x(L.stretchFirst, L.stretchFloor)}); the floor itself with graphql-jit = ${x(L.stretchJitFloor, L.stretchFloor)}` +
+        (jit ? `; compiled ${jit.compiled}, served ${jit.served}, fell back ${jit.fellBack}` : ''),
     );
   }
   if (r.floorPage)

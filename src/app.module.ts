@@ -1,3 +1,4 @@
+import type { ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
@@ -24,6 +25,8 @@ export const QUERY_PATH = '/query';
 export interface AppModuleExtras {
   /** Sees every SQL statement; tests use it to count queries. */
   typeormLogger?: TypeOrmLogger;
+  /** More Apollo plugins, after ours (the page benchmark tries compiled execution with one). */
+  apolloPlugins?: ApolloServerPlugin[];
 }
 
 /** Our standalone host: the GraphQL and TypeORM roots around {@link LoyaltyModule}. */
@@ -74,6 +77,7 @@ export class AppModule {
             config.graphqlIde
               ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
               : ApolloServerPluginLandingPageDisabled(),
+            ...(extras.apolloPlugins ?? []),
           ],
           transformSchema: config.strictMode ? stripProductExtensions : undefined,
           // Apollo's Fastify integration calls the context function with (request, reply).

@@ -1,6 +1,6 @@
 // One instance of the service for bench/pages.js, in its own process, driven over IPC:
 //   { id, cmd, ...args } -> { id, ok, result | error }
-// Commands: start, fill, warm, coldStart, floor, floorCalls, cpu, close (see `handlers`).
+// Commands: start, fill, warm, coldStart, floor, floorCalls, jitStats, cpu, close (see `handlers`).
 // The cold-start instance is forked with --expose-gc, so that memory deltas are taken after a GC.
 /* eslint-disable */
 const { serveParent } = require('./child');
@@ -17,6 +17,7 @@ const BOARD = { spaceId: 1, sprintId: 0 };
 
 let app;
 let floorCalls = 0;
+let jitStats = null;
 
 /** The RankIndexService instance, or { reason } while it is not built or not registered. */
 function rankIndex() {
@@ -95,11 +96,22 @@ async function fillBoard(ds, entries) {
 }
 
 const handlers = {
-  /** Creates the app with loadConfig(env) and listens on a loopback port. */
-  async start({ env }) {
+  /**
+   * Creates the app with loadConfig(env) and listens on a loopback port. With `jit`, Apollo's
+   * execution is replaced by graphql-jit's (the stretch experiment, bench/pages/jit-plugin.js).
+   */
+  async start({ env, jit = false }) {
     const started = performance.now();
+    const apolloPlugins = [];
+    if (jit) {
+      const { compiledExecution } = require('./jit-plugin');
+      const compiled = compiledExecution();
+      apolloPlugins.push(compiled.plugin);
+      jitStats = compiled.stats;
+    }
     app = await createApp(loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env }), {
       logger: ['error', 'warn'],
+      apolloPlugins,
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const index = rankIndex();
@@ -204,6 +216,11 @@ const handlers = {
   /** How often the fixed readPage answered: 0 means the patch missed the read path. */
   async floorCalls() {
     return floorCalls;
+  },
+
+  /** The compiled-execution plugin's counts (null without it). */
+  async jitStats() {
+    return jitStats;
   },
 
   async cpu() {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
+import { performance } from 'node:perf_hooks';
 import { EntityManager, Repository } from 'typeorm';
 import type { ProfileRecord } from '../ingest/ingest-record';
 import { RecordOutcome, accepted } from '../ingest/record-outcome';
@@ -12,6 +13,12 @@ import { Address } from './address.model';
 import { ProfileEntity } from './profile.entity';
 
 const STORED_LIMIT = 1_000_000;
+/**
+ * Profiles read for pages are reused this long: a profile written through another instance shows
+ * within it (plus the response cache's age); one written through this instance shows at once.
+ */
+const PAGE_PROFILE_TTL_MS = 500;
+const PAGE_PROFILE_LIMIT = 100_000;
 
 interface ProfileRow {
   addressKey: string;
@@ -25,6 +32,10 @@ export class ProfilesService {
   private readonly loaders = new WeakMap<object, DataLoader<string, Address>>();
   /** Address keys known to have a profile row (bounded; forgotten all at once when full). */
   private readonly stored = new Set<string>();
+  /** Addresses recently read for pages, until when they may be served (performance.now()). */
+  private readonly recent = new Map<string, { address: Address; until: number }>();
+  /** Moves on every profile write this instance commits: reads begun before it are not kept. */
+  private writes = 0;
 
   constructor(
     @InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>,
@@ -32,8 +43,8 @@ export class ProfilesService {
 
   /**
    * The profile loader of one request (keyed by the request object): all `address` fields of a
-   * page are fetched in one query, and nothing is cached past the request. Past the request's
-   * deadline it reads nothing (REQUEST_TIMEOUT).
+   * page are fetched at once, from the profiles read for pages in the last PAGE_PROFILE_TTL_MS or
+   * else in one query. Past the request's deadline it reads nothing (REQUEST_TIMEOUT).
    */
   loaderFor(request: object): DataLoader<string, Address> {
     let loader = this.loaders.get(request);
@@ -41,13 +52,55 @@ export class ProfilesService {
       loader = new DataLoader(
         async (keys) => {
           throwIfPastDeadline(request);
-          return this.loadAddresses(keys);
+          return this.pageAddresses(keys);
         },
         { maxBatchSize: 1000 },
       );
       this.loaders.set(request, loader);
     }
     return loader;
+  }
+
+  /**
+   * loadAddresses through a short-lived cache: the addresses of the pages being read (the top of
+   * a board, above all) cost a map lookup instead of a query. Served objects are shared.
+   */
+  private async pageAddresses(keys: readonly string[]): Promise<Address[]> {
+    const now = performance.now();
+    const found: Array<Address | undefined> = [];
+    const missing: string[] = [];
+    for (const key of keys) {
+      const hit = this.recent.get(key);
+      if (hit && hit.until > now) found.push(hit.address);
+      else {
+        found.push(undefined);
+        missing.push(key);
+      }
+    }
+    if (missing.length === 0) return found as Address[];
+    const writes = this.writes;
+    const loaded = await this.loadAddresses(missing);
+    // A write committed meanwhile may not be in what was read: serve it, keep none of it.
+    const keep = writes === this.writes;
+    const until = now + PAGE_PROFILE_TTL_MS;
+    let next = 0;
+    return found.map((address) => {
+      if (address) return address;
+      const read = loaded[next++];
+      if (keep) {
+        this.recent.delete(read.id);
+        if (this.recent.size >= PAGE_PROFILE_LIMIT)
+          this.recent.delete(this.recent.keys().next().value!);
+        this.recent.set(read.id, { address: read, until });
+      }
+      return read;
+    });
+  }
+
+  /** Once profile rows of `keys` are committed: pages read them again. */
+  private forgetPageAddresses(keys: Iterable<string>): void {
+    this.writes++;
+    for (const key of keys) this.recent.delete(key);
   }
 
   /** By lower-cased address. An address without a profile row still gets an Address. */
@@ -98,6 +151,8 @@ export class ProfilesService {
     afterCommit(manager, () => {
       if (this.stored.size + byKey.size > STORED_LIMIT) this.stored.clear();
       for (const key of byKey.keys()) this.stored.add(key);
+      // A new row gives the address its first spelling (pages showed the lower-cased key).
+      this.forgetPageAddresses(byKey.keys());
     });
   }
 
@@ -115,6 +170,7 @@ export class ProfilesService {
     if (record.username !== undefined) profile.username = record.username;
     if (record.avatar !== undefined) profile.avatar = record.avatar;
     await repository.save(profile);
+    afterCommit(manager, () => this.forgetPageAddresses([addressKey]));
     return accepted();
   }
 }
