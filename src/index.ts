@@ -23,6 +23,7 @@ export { LoyaltyException } from './common/errors/loyalty.exception';
 export { formatLoyaltyError } from './common/graphql/format-error';
 export { ErrorEnvelopePlugin } from './common/graphql/error-envelope.plugin';
 export { stripProductExtensions } from './common/graphql/strict-schema';
+export { attachDeadline } from './http/deadline';
 
 export { SpacesService } from './spaces/spaces.service';
 export { QuestsService } from './quests/quests.service';

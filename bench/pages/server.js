@@ -109,7 +109,8 @@ const handlers = {
       apolloPlugins.push(compiled.plugin);
       jitStats = compiled.stats;
     }
-    app = await createApp(loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env }), {
+    const nodeEnv = process.env.NODE_ENV ? { NODE_ENV: process.env.NODE_ENV } : {};
+    app = await createApp(loadConfig({ PORT: '0', HOST: '127.0.0.1', ...nodeEnv, ...env }), {
       logger: ['error', 'warn'],
       apolloPlugins,
     });

@@ -3,7 +3,12 @@ import type { Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type { ProfileEntity } from '../profiles/profile.entity';
+import { LeaderboardsResolver } from '../leaderboards/leaderboards.resolver';
+import type { LeaderboardsService } from '../leaderboards/leaderboards.service';
 import { ProfilesService } from '../profiles/profiles.service';
+import { Space } from '../spaces/space.model';
+import { SpacesResolver } from '../spaces/spaces.resolver';
+import type { SpacesService } from '../spaces/spaces.service';
 import { attachDeadline } from './deadline';
 import { DeadlineGuard } from './deadline.guard';
 
@@ -53,5 +58,33 @@ describe("a request's profile loader past its deadline", () => {
       code: ErrorCode.REQUEST_TIMEOUT,
     });
     expect(query).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('field resolvers of Space past the deadline (Nest runs no guards on them)', () => {
+  const space = Object.assign(new Space(), { id: '1', spaceId: 1 });
+
+  it('start no board read, no address lookup and no sprint list', async () => {
+    const request = { headers: {} };
+    const controller = attachDeadline(request);
+    const leaderboards = { getPage: jest.fn(), getAddressRank: jest.fn() };
+    const spaces = { listSprints: jest.fn().mockResolvedValue([]) };
+    const boards = new LeaderboardsResolver(leaderboards as unknown as LeaderboardsService);
+    const sprints = new SpacesResolver(spaces as unknown as SpacesService);
+    const context = { req: request };
+    await expect(sprints.sprints(space, context)).resolves.toEqual([]);
+    controller.abort();
+    expect(codeOf(() => boards.loyaltyPointsRanks(space, {}, context))).toBe(
+      ErrorCode.REQUEST_TIMEOUT,
+    );
+    expect(codeOf(() => boards.addressLoyaltyPoints(space, { address: '0xaa' }, context))).toBe(
+      ErrorCode.REQUEST_TIMEOUT,
+    );
+    await expect(sprints.sprints(space, context)).rejects.toMatchObject({
+      code: ErrorCode.REQUEST_TIMEOUT,
+    });
+    expect(leaderboards.getPage).not.toHaveBeenCalled();
+    expect(leaderboards.getAddressRank).not.toHaveBeenCalled();
+    expect(spaces.listSprints).toHaveBeenCalledTimes(1);
   });
 });

@@ -30,7 +30,10 @@ export class IngestService {
     private readonly rankIndexes: RankIndexService,
   ) {}
 
-  /** Once this answers, this instance's pages show the records (other instances' within 1 s). */
+  /**
+   * Once this answers, this instance's pages show the records; other instances' ranks within
+   * 1 s, their profiles within 500 ms plus their response cache's age.
+   */
   async applyRecords(records: readonly IngestRecord[]): Promise<RecordOutcome[]> {
     const outcomes = await this.transactions.run((manager) =>
       this.applyInTransaction(manager, records),

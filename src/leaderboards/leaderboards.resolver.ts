@@ -1,6 +1,8 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
-import { Args, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../auth/access-token.guard';
+import { requestOfContext } from '../common/graphql/request-of';
+import { throwIfPastDeadline } from '../http/deadline';
 import { DeadlineGuard } from '../http/deadline.guard';
 import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
 import { ExtensionField } from '../common/graphql/extension-field.decorator';
@@ -13,7 +15,7 @@ import { LoyaltyPointsRank } from './loyalty-points-rank.model';
 import { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
 
 @Resolver(() => Space)
-@UseGuards(AccessTokenGuard, DeadlineGuard)
+@UseGuards(DeadlineGuard, AccessTokenGuard)
 @UseFilters(LoyaltyExceptionFilter)
 export class LeaderboardsResolver {
   constructor(private readonly leaderboards: LeaderboardsService) {}
@@ -35,7 +37,10 @@ export class LeaderboardsResolver {
   loyaltyPointsRanks(
     @Parent() space: Space,
     @Args() args: LoyaltyPointsRanksArgs,
+    @Context() context: object,
   ): Promise<LoyaltyPointsRanks> {
+    // Guards do not run on field resolvers (Nest's fieldResolverEnhancers): checked here.
+    throwIfPastDeadline(requestOfContext(context));
     return this.leaderboards.getPage(space.spaceId, args.sprintId, args);
   }
 
@@ -47,7 +52,9 @@ export class LeaderboardsResolver {
   addressLoyaltyPoints(
     @Parent() space: Space,
     @Args() args: AddressLoyaltyPointsArgs,
+    @Context() context: object,
   ): Promise<LoyaltyPointsRank | null> {
+    throwIfPastDeadline(requestOfContext(context));
     return this.leaderboards.getAddressRank(space.spaceId, args.address, args.sprintId);
   }
 }

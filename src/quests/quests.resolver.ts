@@ -8,7 +8,7 @@ import { Quest } from './quest.model';
 import { QuestsService } from './quests.service';
 
 @Resolver(() => Quest)
-@UseGuards(AccessTokenGuard, DeadlineGuard)
+@UseGuards(DeadlineGuard, AccessTokenGuard)
 @UseFilters(LoyaltyExceptionFilter)
 export class QuestsResolver {
   constructor(private readonly quests: QuestsService) {}

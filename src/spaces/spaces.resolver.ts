@@ -1,6 +1,8 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
-import { Args, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../auth/access-token.guard';
+import { requestOfContext } from '../common/graphql/request-of';
+import { throwIfPastDeadline } from '../http/deadline';
 import { DeadlineGuard } from '../http/deadline.guard';
 import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
 import { ExtensionField } from '../common/graphql/extension-field.decorator';
@@ -10,7 +12,7 @@ import { Sprint } from './sprint.model';
 import { SpacesService } from './spaces.service';
 
 @Resolver(() => Space)
-@UseGuards(AccessTokenGuard, DeadlineGuard)
+@UseGuards(DeadlineGuard, AccessTokenGuard)
 @UseFilters(LoyaltyExceptionFilter)
 export class SpacesResolver {
   constructor(private readonly spaces: SpacesService) {}
@@ -25,7 +27,9 @@ export class SpacesResolver {
 
   @ExtensionField()
   @ResolveField(() => [Sprint], { description: 'The sprints of the space, by start time' })
-  async sprints(@Parent() space: Space): Promise<Sprint[]> {
+  async sprints(@Parent() space: Space, @Context() context: object): Promise<Sprint[]> {
+    // Guards do not run on field resolvers (Nest's fieldResolverEnhancers): checked here.
+    throwIfPastDeadline(requestOfContext(context));
     return (await this.spaces.listSprints(space.spaceId)).map(toSprint);
   }
 }
