@@ -10,6 +10,7 @@ import { SprintEntity } from './spaces/sprint.entity';
 import { InitialSchema1763700000000 } from './storage/migrations/1763700000000-initial-schema';
 import { TokenScopes1763900000000 } from './storage/migrations/1763900000000-token-scopes';
 import { BoardChanges1764000000000 } from './storage/migrations/1764000000000-board-changes';
+import { SqliteClusteredLedger1764100000000 } from './storage/migrations/1764100000000-sqlite-clustered-ledger';
 import { ServiceSettingEntity } from './storage/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -31,4 +32,5 @@ export const LOYALTY_MIGRATIONS = [
   InitialSchema1763700000000,
   TokenScopes1763900000000,
   BoardChanges1764000000000,
+  SqliteClusteredLedger1764100000000,
 ];

@@ -3,9 +3,10 @@ import { asNumber } from '../storage/numeric.transformer';
 
 /**
  * An address's running total on one board (sprintId 0 = all-time). Rows at 0 points or below stay
- * (they carry the running total) but are not on the board.
+ * (they carry the running total) but are not on the board. A WITHOUT ROWID table on SQLite
+ * (migration 1764100000000); the option means nothing elsewhere.
  */
-@Entity({ name: 'board_entries' })
+@Entity({ name: 'board_entries', withoutRowid: true })
 // (space_id, sprint_id, points DESC, reached_at, address_key): the migration writes it by hand,
 // since TypeORM cannot declare a descending column.
 @Index('ix_board_entries_rank', { synchronize: false })

@@ -1,8 +1,11 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { asNumber } from '../storage/numeric.transformer';
 
-/** The ledger: one row per accepted points record, keyed by the sender's unique key. */
-@Entity({ name: 'points_events' })
+/**
+ * The ledger: one row per accepted points record, keyed by the sender's unique key. A WITHOUT
+ * ROWID table on SQLite (migration 1764100000000); the option means nothing elsewhere.
+ */
+@Entity({ name: 'points_events', withoutRowid: true })
 @Index('ix_points_events_space_time', ['spaceId', 'occurredAt'])
 export class PointsEventEntity {
   @PrimaryColumn({ name: 'event_key', type: 'varchar', length: 191 })

@@ -31,6 +31,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'Dashboard1763800000000',
       'TokenScopes1763900000000',
       'BoardChanges1764000000000',
+      'SqliteClusteredLedger1764100000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -59,6 +60,38 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       );
       return rows.map((row) => row.name);
     };
+    // Rows written under the last migration survive its revert and its re-application.
+    await dataSource.query('INSERT INTO spaces (id, name) VALUES (7, ?)', ['Kept']);
+    await dataSource.query(
+      `INSERT INTO points_events (event_key, space_id, address_key, points, occurred_at)
+       VALUES ('k2', 7, '0xb', 5, 2), ('k1', 7, '0xa', 3, 1)`,
+    );
+    await dataSource.query(
+      `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
+       VALUES (7, 0, '0xb', 5, 2), (7, 0, '0xa', 3, 1)`,
+    );
+    const rows = async () => [
+      await dataSource.query('SELECT * FROM points_events ORDER BY event_key'),
+      await dataSource.query('SELECT * FROM board_entries ORDER BY address_key'),
+    ];
+    const written = await rows();
+    const withoutRowid = async () =>
+      kind === 'sqlite'
+        ? (
+            await dataSource.query(
+              "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%WITHOUT ROWID%' ORDER BY name",
+            )
+          ).map((row: { name: string }) => row.name)
+        : [];
+    expect(await withoutRowid()).toEqual(
+      kind === 'sqlite' ? ['board_entries', 'points_events'] : [],
+    );
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await withoutRowid()).toEqual([]);
+    expect(await rows()).toEqual(written);
+    await dataSource.runMigrations({ transaction: 'each' });
+    expect(await rows()).toEqual(written);
+    await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['board_changes', 'board_entries'])).toEqual(['board_entries']);
     await dataSource.undoLastMigration({ transaction: 'each' });
@@ -72,7 +105,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['spaces', 'board_entries', 'admins', 'admin_sessions'])).toEqual([]);
-    expect(await dataSource.runMigrations()).toHaveLength(4);
+    expect(await dataSource.runMigrations()).toHaveLength(5);
   });
 });
 
@@ -109,6 +142,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
       expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
         'TokenScopes1763900000000',
         'BoardChanges1764000000000',
+        'SqliteClusteredLedger1764100000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');

