@@ -447,7 +447,7 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 function byPrimaryKey(dialect: Dialect): string {
   return dialect === 'sqlite'
-    ? 'board_entries NOT INDEXED' // a WITHOUT ROWID table: its primary key, no other index
+    ? 'board_entries INDEXED BY sqlite_autoindex_board_entries_1' // the primary key, rowid or not
     : 'board_entries FORCE INDEX (PRIMARY)';
 }
 
