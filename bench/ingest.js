@@ -12,8 +12,8 @@ const { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } = require(
 const { cpus, totalmem, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const net = require('node:net');
-const mysql = require('mysql2/promise');
 const { lines, options: fileOptions } = require('./ingest-file');
+const { scratchDatabase } = require('./scratch-database');
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,39 +29,6 @@ const SKIP_HTTP = process.argv.includes('--skip-http');
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-
-async function scratchDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
-    return {
-      url: `sqlite:${join(dir, 'bench.sqlite')}`,
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const server = new URL(process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306');
-  const name = `bench_ingest_${Date.now()}`;
-  const connect = () =>
-    mysql.createConnection({
-      host: server.hostname,
-      port: Number(server.port || 3306),
-      user: decodeURIComponent(server.username) || 'root',
-      password: decodeURIComponent(server.password),
-    });
-  const admin = await connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const auth = server.username
-    ? `${server.username}${server.password ? `:${server.password}` : ''}@`
-    : 'root@';
-  return {
-    url: `mysql://${auth}${server.host}/${name}`,
-    drop: async () => {
-      const c = await connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name}`);
-      await c.end();
-    },
-  };
-}
 
 function run(args, env, { capture = false } = {}) {
   return new Promise((resolve, reject) => {
@@ -92,7 +59,7 @@ async function freePort() {
 }
 
 async function benchImport(kind, file) {
-  const db = await scratchDatabase(kind);
+  const db = await scratchDatabase(kind, 'bench_ingest');
   try {
     await run([CLI, 'migrate'], { DATABASE_URL: db.url });
     const started = process.hrtime.bigint();
@@ -107,7 +74,7 @@ async function benchImport(kind, file) {
 }
 
 async function benchHttp(kind, records) {
-  const db = await scratchDatabase(kind);
+  const db = await scratchDatabase(kind, 'bench_ingest');
   const port = await freePort();
   const env = {
     DATABASE_URL: db.url,

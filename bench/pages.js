@@ -48,9 +48,9 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const mysql = require('mysql2/promise');
 const { pageBodies, post, percentile } = require('./pages/http');
 const { lineChart } = require('./pages/chart');
+const { scratchDatabase } = require('./scratch-database');
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -394,45 +394,12 @@ async function freshness(a, b, tokens) {
 // ---------------------------------------------------------------------------------------------
 // Databases
 
-async function scratchDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pages-'));
-    return {
-      url: `sqlite:${path.join(dir, 'bench.sqlite')}`,
-      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const base = new URL(process.env.MARIADB_URL || 'mysql://root@127.0.0.1:3306');
-  const name = `loyalty_bench_pages_${process.pid}`;
-  const connect = () =>
-    mysql.createConnection({
-      host: base.hostname,
-      port: Number(base.port || 3306),
-      user: decodeURIComponent(base.username) || 'root',
-      password: decodeURIComponent(base.password),
-    });
-  const admin = await connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const [[pool]] = await admin.query('SELECT @@innodb_buffer_pool_size AS bytes');
-  await admin.end();
-  base.pathname = `/${name}`;
-  return {
-    url: base.toString(),
-    bufferPoolBytes: Number(pool.bytes),
-    drop: async () => {
-      const c = await connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name}`);
-      await c.end();
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // One database
 
 async function runDb(kind, machine) {
   const started = performance.now();
-  const db = await scratchDatabase(kind);
+  const db = await scratchDatabase(kind, 'loyalty_bench_pages');
   const servers = [];
   const start = async (env, options) => {
     const server = await startServer(db, env, options);
