@@ -37,12 +37,12 @@ export interface QueryGateServices {
 
 const DEADLINE = Symbol('loyalty.deadline');
 const TOKEN = Symbol('loyalty.token');
+const logger = new Logger('QueryGate');
 
 /** The token the gate accepted for this request (undefined before the gate, or if it refused). */
 export function gateTokenOf(request: object): AuthenticatedToken | undefined {
   return (request as Record<symbol, AuthenticatedToken | undefined>)[TOKEN];
 }
-const logger = new Logger('QueryGate');
 
 /** Answers a request with one error in the envelope, before GraphQL sees it. */
 export function refuse(

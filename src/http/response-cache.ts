@@ -49,9 +49,9 @@ const MAX_KEYED_BODY_BYTES = 65_536;
  * answer is never older than `maxAgeMs` nor from before a known change (see `version`).
  *
  * Keyed by the exact body bytes with the Content-Type and Accept headers, and by the token (see
- * `varyBy`): what the answer depends on once the gate let the request through. The body is read in a route `preParsing` hook, so a
- * hit skips body parsing too (Fastify's parser costs an AsyncResource and JSON.parse per
- * request); a miss hands the same bytes on to the parser. Must be installed before the route is
+ * `varyBy`): what the answer depends on once the gate let the request through. The body is read
+ * in a route `preParsing` hook, so a hit skips body parsing too (Fastify's parser costs an
+ * AsyncResource and JSON.parse per request); a miss hands the same bytes on to the parser. Must be installed before the route is
  * registered (Nest registers routes in `app.init()`).
  */
 export function installResponseCache(
