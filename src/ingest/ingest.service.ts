@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { PointsLedgerService } from '../leaderboards/points-ledger.service';
+import {
+  PointsLedgerService,
+  RangeCheck,
+  TotalOutOfRange,
+} from '../leaderboards/points-ledger.service';
 import { RankIndexService } from '../leaderboards/rank-index/rank-index.service';
 import { ProfilesService } from '../profiles/profiles.service';
 import { QuestsService } from '../quests/quests.service';
@@ -35,9 +39,18 @@ export class IngestService {
    * 1 s, their profiles within 500 ms plus their response cache's age.
    */
   async applyRecords(records: readonly IngestRecord[]): Promise<RecordOutcome[]> {
-    const outcomes = await this.transactions.run((manager) =>
-      this.applyInTransaction(manager, records),
-    );
+    let outcomes: RecordOutcome[];
+    try {
+      outcomes = await this.transactions.run((manager) =>
+        this.applyInTransaction(manager, records, 'optimistic'),
+      );
+    } catch (error) {
+      if (!(error instanceof TotalOutOfRange)) throw error;
+      // Rolled back: the unit runs again, refusing the records that would overflow.
+      outcomes = await this.transactions.run((manager) =>
+        this.applyInTransaction(manager, records, 'careful'),
+      );
+    }
     await this.rankIndexes.catchUp();
     return outcomes;
   }
@@ -45,13 +58,15 @@ export class IngestService {
   private async applyInTransaction(
     manager: EntityManager,
     records: readonly IngestRecord[],
+    rangeCheck: RangeCheck,
   ): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
     let points: PointsRecord[] = [];
     const flushPoints = async () => {
       if (points.length === 0) return;
       // Not push(...): a batch of a few hundred thousand records would overflow the stack.
-      for (const outcome of await this.ledger.ingestPoints(manager, points)) outcomes.push(outcome);
+      for (const outcome of await this.ledger.ingestPoints(manager, points, rangeCheck))
+        outcomes.push(outcome);
       points = [];
     };
     for (const record of records) {

@@ -174,6 +174,82 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
     expect(again[0].status).toBe('accepted');
   });
 
+  it('runs a batch again, space and sprint records included, when one of its points overflows', async () => {
+    const points = (key: string, address: string, value: number) => ({
+      type: 'points',
+      key,
+      spaceId: 51,
+      address,
+      points: value,
+      occurredAt: '2026-03-05T00:00:00Z',
+    });
+    const batch = [
+      { type: 'space', id: 51, name: 'Retried' },
+      {
+        type: 'sprint',
+        id: 510,
+        spaceId: 51,
+        name: 'March',
+        startTime: '2026-03-01T00:00:00Z',
+        endTime: '2026-04-01T00:00:00Z',
+      },
+      points('re-1', '0xBig', 1_000_000_000),
+      points('re-1b', '0xBig', 1_000_000_000),
+      points('re-2', '0xSmall', 40),
+      points('re-3', '0xBig', 200_000_000),
+      { type: 'profile', address: '0xSmall', username: 'small' },
+      points('re-4', '0xSmall', 2),
+    ];
+    const outcomes = await a.load(batch);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'accepted',
+      'accepted',
+      'accepted',
+      'accepted',
+      'accepted',
+      'refused',
+      'accepted',
+      'accepted',
+    ]);
+    const query = `{ space(id: 51) {
+      name sprints { id name }
+      allTime: loyaltyPointsRanks { totalCount list { points address { id username } } }
+      march: loyaltyPointsRanks(sprintId: 510) { totalCount list { points address { id } } } } }`;
+    const board = await a.gql(query);
+    expect(board.body.data.space).toEqual({
+      name: 'Retried',
+      sprints: [{ id: 510, name: 'March' }],
+      allTime: {
+        totalCount: 2,
+        list: [
+          { points: 2_000_000_000, address: { id: '0xbig', username: null } },
+          { points: 42, address: { id: '0xsmall', username: 'small' } },
+        ],
+      },
+      march: {
+        totalCount: 2,
+        list: [
+          { points: 2_000_000_000, address: { id: '0xbig' } },
+          { points: 42, address: { id: '0xsmall' } },
+        ],
+      },
+    });
+    // Delivered again whole: the points are duplicates (the refused one is refused again) and
+    // the boards do not move.
+    const again = await a.load(batch);
+    expect(again.map((o) => o.status)).toEqual([
+      'accepted',
+      'accepted',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+      'refused',
+      'accepted',
+      'duplicate',
+    ]);
+    expect((await a.gql(query)).body).toEqual(board.body);
+  });
+
   it('keeps keys distinct by case and refuses keys with surrounding white space', async () => {
     const record = (key: string) => ({
       type: 'points',
