@@ -26,32 +26,79 @@ const RETRYABLE: Record<string, number> = {
   SQLITE_BUSY_SNAPSHOT: 20,
 };
 
+/** Units of work run together in one SQLite transaction, at most. */
+const MAX_GROUP = 16;
+
+interface PendingUnit {
+  work: (manager: EntityManager) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type UnitResult =
+  { ok: true; value: unknown; hooks: Array<() => void> } | { ok: false; error: unknown };
+
 /**
  * Runs write transactions: each unit either commits whole or leaves nothing behind, and a retry
  * re-runs the whole unit, which re-reads what it needs.
  *
  * SQLite: TypeORM's better-sqlite3 driver has one connection, and a transaction on it would
  * swallow every other statement of the process (readers would see uncommitted rows, and a token
- * created meanwhile would roll back with it). So writes get a connection of their own, queued here
- * one at a time; readers on the main connection keep seeing the last commit (WAL).
+ * created meanwhile would roll back with it). So writes get a connection of their own, and units
+ * run on it one after another; readers on the main connection keep seeing the last commit (WAL).
+ *
+ * Group commit (SQLite): units that queue up while the writer is busy run one after another in a
+ * single transaction, each under its own savepoint. A unit that fails is rolled back to its
+ * savepoint and fails alone; the others commit together. A commit writes every page the
+ * transaction touched, and concurrent ingest requests touch many of the same pages (the boards'
+ * indexes), so fewer, larger commits write less per record. A unit that runs alone has no
+ * savepoint: on SQLite one keeps a copy of every page it touches, in memory.
  */
 @Injectable()
 export class TransactionRunner implements OnApplicationShutdown {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly pending: PendingUnit[] = [];
+  /** Set while drain() runs; cleared in the same step that finds nothing pending. */
+  private draining?: Promise<void>;
   private writer?: Promise<DataSource>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (dialectOf(this.dataSource) !== 'sqlite') return this.withRetry(this.dataSource, work);
-    const next = this.queue.then(async () => this.withRetry(await this.writerSource(), work));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.draining ??= this.drain();
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.draining;
     const writer = await this.writer?.catch(() => undefined);
     if (writer?.isInitialized && writer !== this.dataSource) await writer.destroy();
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (this.pending.length === 0) {
+        this.draining = undefined;
+        return;
+      }
+      // One turn of the event loop first: requests whose bodies have arrived queue their units
+      // and join the group.
+      await new Promise((resolve) => setImmediate(resolve));
+      const group = this.pending.splice(0, MAX_GROUP);
+      try {
+        const results = await this.runGroupWithRetry(await this.writerSource(), group);
+        group.forEach((unit, i) => {
+          const result = results[i];
+          if (!result.ok) return unit.reject(result.error);
+          for (const hook of result.hooks) hook();
+          unit.resolve(result.value);
+        });
+      } catch (error) {
+        for (const unit of group) unit.reject(error);
+      }
+    }
   }
 
   private writerSource(): Promise<DataSource> {
@@ -66,6 +113,56 @@ export class TransactionRunner implements OnApplicationShutdown {
       this.writer.catch(() => (this.writer = undefined));
     }
     return this.writer;
+  }
+
+  /** A failure of the group as a whole (a retryable one, or the commit) fails every unit. */
+  private async runGroupWithRetry(
+    source: DataSource,
+    group: readonly PendingUnit[],
+  ): Promise<UnitResult[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runGroup(source, group);
+      } catch (error) {
+        await this.backOffOrThrow(error, attempt);
+      }
+    }
+  }
+
+  private async runGroup(source: DataSource, group: readonly PendingUnit[]): Promise<UnitResult[]> {
+    const runner = source.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      const results: UnitResult[] = [];
+      for (const [i, unit] of group.entries()) {
+        const manager = source.createEntityManager(runner);
+        const hooks: Array<() => void> = [];
+        commitHooks.set(manager, hooks);
+        if (group.length === 1) {
+          results.push({ ok: true, value: await unit.work(manager), hooks });
+          continue;
+        }
+        await runner.query(`SAVEPOINT unit_${i}`);
+        try {
+          const value = await unit.work(manager);
+          await runner.query(`RELEASE SAVEPOINT unit_${i}`);
+          results.push({ ok: true, value, hooks });
+        } catch (error) {
+          // Another process holding the database: the whole group waits and runs again.
+          if (retryLimitOf(error) > 1) throw error;
+          await runner.query(`ROLLBACK TO SAVEPOINT unit_${i}`);
+          await runner.query(`RELEASE SAVEPOINT unit_${i}`);
+          results.push({ ok: false, error });
+        }
+      }
+      await runner.commitTransaction();
+      return results;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
   }
 
   private async withRetry<T>(
@@ -90,15 +187,24 @@ export class TransactionRunner implements OnApplicationShutdown {
         for (const hook of committed) hook();
         return result;
       } catch (error) {
-        const code = codeOf(error);
-        const limit = code ? (RETRYABLE[code] ?? 1) : 1;
-        if (attempt >= limit) throw error;
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),
-        );
+        await this.backOffOrThrow(error, attempt);
       }
     }
   }
+
+  /** Waits before another attempt, or throws the error when it is not retried (again). */
+  private async backOffOrThrow(error: unknown, attempt: number): Promise<void> {
+    if (attempt >= retryLimitOf(error)) throw error;
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),
+    );
+  }
+}
+
+/** How many attempts a unit gets when it fails with this error (1: no retry). */
+function retryLimitOf(error: unknown): number {
+  const code = codeOf(error);
+  return code ? (RETRYABLE[code] ?? 1) : 1;
 }
 
 function codeOf(error: unknown): string | undefined {

@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource, EntityManager, Logger } from 'typeorm';
+import { afterCommit, TransactionRunner } from './transaction-runner';
+
+/** A real SQLite file, as the service opens it, and the statements its writer ran. */
+async function openDatabase(dir: string) {
+  const statements: string[] = [];
+  const logger: Logger = {
+    logQuery: (query) => void statements.push(query),
+    logQueryError: () => undefined,
+    logQuerySlow: () => undefined,
+    logSchemaBuild: () => undefined,
+    logMigration: () => undefined,
+    log: () => undefined,
+  };
+  const source = await new DataSource({
+    type: 'better-sqlite3',
+    database: join(dir, 'units.sqlite'),
+    logger,
+    logging: true,
+    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+      db.pragma('journal_mode = WAL');
+    },
+  }).initialize();
+  await source.query('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  statements.length = 0;
+  return { source, statements };
+}
+
+const insert = (manager: EntityManager, id: number) =>
+  manager.query('INSERT INTO notes (id, body) VALUES (?, ?)', [id, `note ${id}`]);
+
+describe('TransactionRunner on SQLite', () => {
+  let dir: string;
+  let source: DataSource;
+  let statements: string[];
+  let runner: TransactionRunner;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'transaction-runner-'));
+    ({ source, statements } = await openDatabase(dir));
+    runner = new TransactionRunner(source);
+  });
+  afterEach(async () => {
+    await runner.onApplicationShutdown();
+    await source.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const stored = async () =>
+    (await source.query('SELECT id FROM notes ORDER BY id')).map((row: { id: number }) => row.id);
+  const commits = () => statements.filter((sql) => sql === 'COMMIT').length;
+
+  it('commits units that queue up together once, each seeing the ones before it', async () => {
+    const seen: number[][] = [];
+    const unit = (id: number) => async (manager: EntityManager) => {
+      await insert(manager, id);
+      const rows = await manager.query('SELECT id FROM notes ORDER BY id');
+      seen.push(rows.map((row: { id: number }) => row.id));
+      return id * 10;
+    };
+    const results = await Promise.all([
+      runner.run(unit(1)),
+      runner.run(unit(2)),
+      runner.run(unit(3)),
+    ]);
+    expect(results).toEqual([10, 20, 30]);
+    expect(seen).toEqual([[1], [1, 2], [1, 2, 3]]);
+    expect(commits()).toBe(1);
+    expect(await stored()).toEqual([1, 2, 3]);
+  });
+
+  it('rolls back a failing unit of a group alone, and runs only the others’ commit hooks', async () => {
+    const hooks: string[] = [];
+    const unit =
+      (id: number, fail = false) =>
+      async (manager: EntityManager) => {
+        afterCommit(manager, () => hooks.push(`committed ${id}`));
+        await insert(manager, id);
+        await insert(manager, id + 100);
+        if (fail) throw new Error(`unit ${id} refused`);
+        return id;
+      };
+    const results = await Promise.allSettled([
+      runner.run(unit(1)),
+      runner.run(unit(2, true)),
+      runner.run(unit(3)),
+    ]);
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 1 },
+      { status: 'rejected', reason: new Error('unit 2 refused') },
+      { status: 'fulfilled', value: 3 },
+    ]);
+    expect(await stored()).toEqual([1, 3, 101, 103]);
+    expect(hooks).toEqual(['committed 1', 'committed 3']);
+    expect(commits()).toBe(1);
+  });
+
+  it('runs a unit that is alone without a savepoint, and leaves nothing of it when it fails', async () => {
+    await runner.run((manager) => insert(manager, 1));
+    await expect(
+      runner.run(async (manager) => {
+        await insert(manager, 2);
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    expect(statements.some((sql) => sql.startsWith('SAVEPOINT'))).toBe(false);
+    expect(await stored()).toEqual([1]);
+  });
+
+  it('runs the whole group again when a unit meets a busy database', async () => {
+    const attempts = new Map<number, number>();
+    const unit =
+      (id: number, busyOnce = false) =>
+      async (manager: EntityManager) => {
+        const attempt = (attempts.get(id) ?? 0) + 1;
+        attempts.set(id, attempt);
+        await insert(manager, id);
+        if (busyOnce && attempt === 1)
+          throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+        return id;
+      };
+    const results = await Promise.all([runner.run(unit(1)), runner.run(unit(2, true))]);
+    expect(results).toEqual([1, 2]);
+    expect(Object.fromEntries(attempts)).toEqual({ 1: 2, 2: 2 });
+    expect(await stored()).toEqual([1, 2]);
+  });
+
+  it('runs units that arrive while a group runs in the next group, in order', async () => {
+    const order: number[] = [];
+    const unit = (id: number) => async (manager: EntityManager) => {
+      order.push(id);
+      await insert(manager, id);
+      return id;
+    };
+    const first = runner.run(async (manager) => {
+      // Queued while this group runs: they must wait for it and commit after it.
+      later.push(runner.run(unit(2)), runner.run(unit(3)));
+      return unit(1)(manager);
+    });
+    const later: Array<Promise<number>> = [];
+    expect(await first).toBe(1);
+    expect(await Promise.all(later)).toEqual([2, 3]);
+    expect(order).toEqual([1, 2, 3]);
+    expect(commits()).toBe(2);
+  });
+});
