@@ -6,6 +6,7 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { Connection, createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import { dialectOf } from '../storage/sql-dialect';
 
@@ -30,8 +31,10 @@ interface PoolLike {
  * database is down); while it is down, requests are refused at once with 503 instead of each
  * waiting for a connection attempt, and the service recovers by itself when the probe succeeds.
  *
- * On MySQL/MariaDB it also gives every pooled connection a statement and lock-wait timeout, so
- * a request cut off at its deadline does not leave its query holding a connection.
+ * On MySQL/MariaDB the probe has a connection of its own, outside the pool: with every pooled
+ * connection busy on slow requests, a probe that queued for one would call a loaded database down
+ * and refuse all traffic. It also gives every pooled connection a statement and lock-wait timeout,
+ * so a request cut off at its deadline does not leave its query holding a connection.
  */
 @Injectable()
 export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -40,6 +43,8 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
   private stopped = false;
   private timer?: NodeJS.Timeout;
   private downSince: number | null = null;
+  /** MySQL/MariaDB: the probe's own connection, opened on first use and after a failure. */
+  private probeConnection?: Promise<Connection>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -58,13 +63,14 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
   onApplicationShutdown(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.dropProbeConnection();
   }
 
   /** One probe now; the schedule keeps running. */
   async probe(): Promise<boolean> {
     try {
       await Promise.race([
-        this.dataSource.query('SELECT 1'),
+        this.select1(),
         new Promise((_, reject) =>
           setTimeout(() => reject(new Error('no answer within 1 s')), PROBE_TIMEOUT_MS).unref(),
         ),
@@ -82,8 +88,46 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
         );
       }
       this.up = false;
+      // A connection that failed or did not answer in time is not trusted again.
+      this.dropProbeConnection();
     }
     return this.up;
+  }
+
+  private async select1(): Promise<void> {
+    if (dialectOf(this.dataSource) !== 'mysql') {
+      await this.dataSource.query('SELECT 1');
+      return;
+    }
+    if (!this.probeConnection) {
+      const options = this.dataSource.options as {
+        host?: string;
+        port?: number;
+        username?: string;
+        password?: string;
+        database?: string;
+      };
+      this.probeConnection = createConnection({
+        host: options.host,
+        port: options.port,
+        user: options.username,
+        password: options.password,
+        database: options.database,
+        connectTimeout: PROBE_TIMEOUT_MS,
+      });
+      // Errors are reported by the query below; a closed connection is replaced on next use.
+      this.probeConnection.then(
+        (connection) => connection.on('error', () => this.dropProbeConnection()),
+        () => undefined,
+      );
+    }
+    await (await this.probeConnection).query('SELECT 1');
+  }
+
+  private dropProbeConnection(): void {
+    const connection = this.probeConnection;
+    this.probeConnection = undefined;
+    connection?.then((c) => c.destroy()).catch(() => undefined);
   }
 
   private schedule(): void {

@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { getDataSourceToken } from '@nestjs/typeorm';
 import { createConnection } from 'mysql2/promise';
+import type { DataSource } from 'typeorm';
+import { DatabaseHealth } from '../../src/health/database-health.service';
 import { runCli } from '../utils/cli';
 import { mariadbAlive, startMariadb, stopMariadb } from '../utils/mariadb-server';
 import { createTestDatabase, DB_KINDS } from '../utils/test-databases';
@@ -225,5 +228,34 @@ describe('the database going away under load (MariaDB stopped and started)', () 
     const after = answers.filter((a) => a.phase === 'after');
     expect(after.length).toBeGreaterThan(10);
     expect(after.every((a) => a.status === 200 && a.ok)).toBe(true);
+  });
+});
+
+describe('every pooled connection busy (MariaDB)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('mariadb');
+    await t.load(SEED);
+  });
+  afterAll(() => t?.close());
+
+  it('stays ready: the probe does not queue behind slow requests for a pooled connection', async () => {
+    const source = t.app.get<DataSource>(getDataSourceToken());
+    // More slow statements than the pool has connections (10): the pool is full for 3 s, past a
+    // whole probe and its 1 s timeout.
+    const slow = Array.from({ length: 12 }, () => source.query('SELECT SLEEP(3)'));
+    const statuses: number[] = [];
+    const until = Date.now() + 2_800;
+    while (Date.now() < until) {
+      statuses.push((await fetch(t.url.replace('/query', '/health/ready'))).status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await Promise.all(slow);
+    expect(statuses.length).toBeGreaterThan(10);
+    expect([...new Set(statuses)]).toEqual([200]);
+    expect(t.app.get(DatabaseHealth).isUp()).toBe(true);
+    // And a page is served again once the pool frees up.
+    const page = await t.gql(PAGE);
+    expect(page.body.data.space.loyaltyPointsRanks.totalCount).toBe(20);
   });
 });
