@@ -208,6 +208,8 @@ async function run(args: string[]): Promise<number> {
       const summary = await withContext(config, (app) =>
         ingestStream(app.get(IngestService), readNdjson(input), {
           batchSize,
+          // MySQL/MariaDB: two transactions at once per batch, over separate address ranges.
+          parts: 2,
           onRefused: (line, reason) => progress.note(`line ${line}: ${reason}`),
           onBatch: (sofar) => progress.update(sofar),
         }),

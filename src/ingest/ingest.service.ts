@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { addressKeyOf } from '../common/address-key';
 import {
   PointsLedgerService,
   RangeCheck,
@@ -9,6 +11,7 @@ import { RankIndexService } from '../leaderboards/rank-index/rank-index.service'
 import { ProfilesService } from '../profiles/profiles.service';
 import { QuestsService } from '../quests/quests.service';
 import { SpacesService } from '../spaces/spaces.service';
+import { dialectOf } from '../storage/sql-dialect';
 import { TransactionRunner } from '../storage/transaction-runner';
 import type { IngestRecord, PointsRecord } from './ingest-record';
 import type { RecordOutcome } from './record-outcome';
@@ -32,6 +35,7 @@ export class IngestService {
     private readonly quests: QuestsService,
     private readonly ledger: PointsLedgerService,
     private readonly rankIndexes: RankIndexService,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   /**
@@ -52,6 +56,37 @@ export class IngestService {
       );
     }
     await this.rankIndexes.catchUp();
+    return outcomes;
+  }
+
+  /**
+   * For imports: applies a batch of points records as `ways` transactions at once, each over its
+   * own range of addresses, so that a MySQL/MariaDB server works on one while this process
+   * prepares the other's statements. Each part is all-or-nothing, the batch as a whole is not,
+   * which an import can afford (its re-run is safe) and a request cannot.
+   *
+   * Records of one address stay in one part, in their order. A key sent twice with different
+   * addresses may land in two parts: one is accepted and the other refused as a conflict, as in
+   * one transaction, but which one is then not decided by their order. Anything but points
+   * records, and SQLite (which has one writer), take the single transaction of applyRecords.
+   */
+  async applyRecordsInParts(
+    records: readonly IngestRecord[],
+    ways: number,
+  ): Promise<RecordOutcome[]> {
+    const points = records.filter((record): record is PointsRecord => record.type === 'points');
+    if (ways < 2 || points.length < records.length || dialectOf(this.dataSource) !== 'mysql')
+      return this.applyRecords(records);
+    const parts = splitByAddressRange(points, ways).filter((part) => part.records.length > 0);
+    // Every part settles before a failure is reported: none is left running behind the caller.
+    const settled = await Promise.allSettled(parts.map((part) => this.applyRecords(part.records)));
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const applied = settled.map(
+      (result) => (result as PromiseFulfilledResult<RecordOutcome[]>).value,
+    );
+    const outcomes = new Array<RecordOutcome>(records.length);
+    parts.forEach((part, p) => part.positions.forEach((at, i) => (outcomes[at] = applied[p][i])));
     return outcomes;
   }
 
@@ -113,4 +148,32 @@ export function summarize(
     else into.refused++;
   }
   return into;
+}
+
+/**
+ * Splits points records into `ways` parts of about as many addresses each, by address key: the
+ * parts' board rows (keyed by address) lie in separate ranges of every board, so their
+ * transactions do not wait for each other's row and gap locks.
+ */
+function splitByAddressRange(
+  records: readonly PointsRecord[],
+  ways: number,
+): Array<{ records: PointsRecord[]; positions: number[] }> {
+  const keys = records.map((record) => addressKeyOf(record.address));
+  const distinct = [...new Set(keys)].sort();
+  const bounds = Array.from(
+    { length: ways - 1 },
+    (_, i) => distinct[Math.floor(((i + 1) * distinct.length) / ways)],
+  );
+  const parts = Array.from({ length: ways }, () => ({
+    records: [] as PointsRecord[],
+    positions: [] as number[],
+  }));
+  keys.forEach((key, at) => {
+    let part = 0;
+    while (part < bounds.length && key >= bounds[part]) part++;
+    parts[part].records.push(records[at]);
+    parts[part].positions.push(at);
+  });
+  return parts;
 }

@@ -11,8 +11,10 @@ export interface NumberedRecord {
 }
 
 export interface StreamOptions {
-  /** Records per transaction. */
+  /** Records per batch: one transaction, or `parts` of them. */
   batchSize?: number;
+  /** Transactions at once per batch of points records (see IngestService.applyRecordsInParts). */
+  parts?: number;
   onRefused?: (line: number, reason: string) => void;
   onBatch?: (summary: IngestSummary) => void;
 }
@@ -32,16 +34,17 @@ export async function* readNdjson(input: Readable): AsyncGenerator<NumberedRecor
 export type NumberedOutcome = { line: number } & RecordOutcome;
 
 /**
- * Applies numbered records in one transaction (the valid ones; an unparseable one is refused in
- * its place) and answers every record's outcome, in line order.
+ * Applies numbered records in one transaction, or `parts` (the valid ones; an unparseable one is
+ * refused in its place), and answers every record's outcome, in line order.
  */
 export async function applyNumbered(
   ingest: IngestService,
   items: readonly NumberedRecord[],
+  parts = 1,
 ): Promise<NumberedOutcome[]> {
   const records: IngestRecord[] = [];
   for (const { parsed } of items) if (parsed.ok) records.push(parsed.record);
-  const applied = records.length > 0 ? await ingest.applyRecords(records) : [];
+  const applied = records.length > 0 ? await ingest.applyRecordsInParts(records, parts) : [];
   let next = 0;
   return items.map(({ line, parsed }) =>
     parsed.ok
@@ -56,9 +59,10 @@ export async function applyNumbered(
 }
 
 /**
- * Applies a stream of records in batches, one transaction each, in order. Every refused record is
- * reported with its line number; a batch that fails as a whole (database error) stops the stream,
- * leaving the batches before it applied and that batch not at all, so a re-run is safe.
+ * Applies a stream of records in batches, one transaction each (or `parts`), in order. Every
+ * refused record is reported with its line number; a batch that fails (database error) stops the
+ * stream, leaving the batches before it applied and that batch not at all (or some of its parts),
+ * so a re-run is safe.
  */
 export async function ingestStream(
   ingest: IngestService,
@@ -70,7 +74,7 @@ export async function ingestStream(
   let batch: NumberedRecord[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    const outcomes = await applyNumbered(ingest, batch);
+    const outcomes = await applyNumbered(ingest, batch, options.parts);
     summarize(outcomes, summary);
     for (const outcome of outcomes) {
       if (outcome.status === 'refused') options.onRefused?.(outcome.line, outcome.reason);

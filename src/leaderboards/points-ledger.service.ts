@@ -217,6 +217,9 @@ export class PointsLedgerService {
   ): Promise<boolean> {
     if (events.length === 0) return true;
     await this.insertEvents(manager, events);
+    // The boards' counters are written last: two writers on one board (the address ranges of an
+    // import batch, see IngestService) then hold its counter row only from there to their commit.
+    const counters: Array<{ board: EntryChange; countChange: number; asReset: boolean }> = [];
     for (const board of inLockOrder(groupByBoard(changesOf(events, boardsOf).values()))) {
       let countChange = 0;
       const asReset =
@@ -236,13 +239,16 @@ export class PointsLedgerService {
         }
         if (!asReset) await appendEntryChanges(manager, [...totals.values()]);
       }
-      await this.addToEntryCount(manager, board[0], countChange);
-      if (asReset) await appendBoardReset(manager, board[0]);
+      counters.push({ board: board[0], countChange, asReset });
     }
     await this.profiles.rememberAddresses(
       manager,
       events.map((e) => e.address),
     );
+    for (const { board, countChange, asReset } of counters) {
+      await this.addToEntryCount(manager, board, countChange);
+      if (asReset) await appendBoardReset(manager, board);
+    }
     return true;
   }
 

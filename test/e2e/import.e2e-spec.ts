@@ -183,4 +183,60 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
       ],
     });
   });
+  it('keeps a batch of points exact across address ranges, a key reused across them included', async () => {
+    // 300 addresses over one batch: on MariaDB the batch is applied as two transactions over
+    // the lower and upper half of the addresses. Key "span" is sent for the lowest address and,
+    // with other content, for the highest: one is accepted, the other refused as a conflict.
+    const points = (key: string, n: number, value: number) =>
+      JSON.stringify({
+        type: 'points',
+        key,
+        spaceId: 1,
+        address: `0xR${n.toString().padStart(3, '0')}`,
+        points: value,
+        occurredAt: '2026-03-01T00:00:00Z',
+      });
+    const lines = [points('span', 0, 5)];
+    const expected = new Map<string, number>();
+    for (let i = 0; i < 900; i++) {
+      const n = (i * 7) % 300;
+      lines.push(points(`r-${i}`, n, (i % 9) - 2));
+      expected.set(
+        `0xr${n.toString().padStart(3, '0')}`,
+        (expected.get(`0xr${n.toString().padStart(3, '0')}`) ?? 0) + (i % 9) - 2,
+      );
+    }
+    lines.push(points('span', 299, 6));
+    const ranges = join(mkdtempSync(join(tmpdir(), 'loyalty-ranges-')), 'ranges.ndjson');
+    writeFileSync(ranges, `${lines.join('\n')}\n`);
+
+    const result = await runCli(['import', ranges], { DATABASE_URL: t.db.url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('901 accepted, 0 duplicates, 1 refused');
+    const refusedLine = /line (\d+): key was already used for a different points record/.exec(
+      result.stderr,
+    );
+    expect(['1', '902']).toContain(refusedLine?.[1]);
+    const accepted = refusedLine?.[1] === '1' ? ['0xr299', 6] : ['0xr000', 5];
+    expected.set(
+      accepted[0] as string,
+      expected.get(accepted[0] as string)! + (accepted[1] as number),
+    );
+
+    const exported = await runCli(['export', '--space', '1'], { DATABASE_URL: t.db.url });
+    const rows = new Map(
+      exported.stdout
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(','))
+        .filter(([, address]) => address.toLowerCase().startsWith('0xr'))
+        .map(([, address, , value]) => [address.toLowerCase(), Number(value)]),
+    );
+    expect(rows).toEqual(new Map([...expected].filter(([, total]) => total > 0)));
+
+    // Imported again: every record is a duplicate, and the refused one is refused again.
+    const again = await runCli(['import', ranges], { DATABASE_URL: t.db.url });
+    expect(again.stderr).toContain('0 accepted, 901 duplicates, 1 refused');
+  });
 });
