@@ -99,29 +99,48 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
       await this.dataSource.query('SELECT 1');
       return;
     }
-    if (!this.probeConnection) {
-      const options = this.dataSource.options as {
-        host?: string;
-        port?: number;
-        username?: string;
-        password?: string;
-        database?: string;
-      };
-      this.probeConnection = createConnection({
-        host: options.host,
-        port: options.port,
-        user: options.username,
-        password: options.password,
-        database: options.database,
-        connectTimeout: PROBE_TIMEOUT_MS,
-      });
-      // Errors are reported by the query below; a closed connection is replaced on next use.
-      this.probeConnection.then(
-        (connection) => connection.on('error', () => this.dropProbeConnection()),
-        () => undefined,
-      );
+    const reused = this.probeConnection !== undefined;
+    try {
+      await (await this.openProbeConnection()).query('SELECT 1');
+    } catch (error) {
+      // A kept connection may have died with a server restart: one more try on a fresh one
+      // before the database is called down.
+      if (!reused) throw error;
+      this.dropProbeConnection();
+      await (await this.openProbeConnection()).query('SELECT 1');
     }
-    await (await this.probeConnection).query('SELECT 1');
+  }
+
+  private openProbeConnection(): Promise<Connection> {
+    if (this.probeConnection) return this.probeConnection;
+    const options = this.dataSource.options as {
+      host?: string;
+      port?: number;
+      username?: string;
+      password?: string;
+      database?: string;
+    };
+    const opened = createConnection({
+      host: options.host,
+      port: options.port,
+      user: options.username,
+      password: options.password,
+      database: options.database,
+      connectTimeout: PROBE_TIMEOUT_MS,
+    });
+    this.probeConnection = opened;
+    // A connection that errs or ends is replaced on next use, if it is still the one in use.
+    opened.then(
+      (connection) => {
+        const forget = () => {
+          if (this.probeConnection === opened) this.dropProbeConnection();
+        };
+        connection.on('error', forget);
+        connection.on('end', forget);
+      },
+      () => undefined,
+    );
+    return opened;
   }
 
   private dropProbeConnection(): void {

@@ -152,8 +152,9 @@ export function summarize(
 
 /**
  * Splits points records into `ways` parts of about as many addresses each, by address key: the
- * parts' board rows (keyed by address) lie in separate ranges of every board, so their
- * transactions do not wait for each other's row and gap locks.
+ * parts' board rows (keyed by address) lie in separate ranges of every board. Their transactions
+ * still meet on each board's counter row (written last, see PointsLedgerService.addEvents), on a
+ * key sent in both, and at the ranges' edge.
  */
 function splitByAddressRange(
   records: readonly PointsRecord[],

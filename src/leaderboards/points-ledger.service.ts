@@ -78,7 +78,7 @@ export class PointsLedgerService {
   async ingestPoints(
     manager: EntityManager,
     records: readonly PointsRecord[],
-    rangeCheck: RangeCheck = 'optimistic',
+    rangeCheck: RangeCheck,
   ): Promise<RecordOutcome[]> {
     // Shared locks on the spaces first: a sprint upsert takes its space exclusively, so on MySQL a
     // sprint's rebuild and points for its space never interleave (neither would see the other).
@@ -169,8 +169,9 @@ export class PointsLedgerService {
    *
    * Optimistic: every event is added to the totals without reading them, and the totals that result
    * are checked; a running total that left the range throws TotalOutOfRange (see RangeCheck). No
-   * savepoint: on SQLite one kept a copy of every page the batch touched, in memory (about 700 MB
-   * for a 50,000-record import batch). Adding without a locking read also keeps MySQL writers off
+   * savepoint here: on SQLite one kept a copy of every page the batch touched, in memory (about
+   * 700 MB for a 50,000-record import batch; TransactionRunner sets one only around a unit that
+   * shares its commit with others). Adding without a locking read also keeps MySQL writers off
    * the gap locks of SELECT ... FOR UPDATE on addresses that have no row yet, where they deadlock.
    *
    * Careful: the totals are read first (locked on MySQL), and the events that would overflow are

@@ -135,15 +135,54 @@ describe('TransactionRunner on SQLite', () => {
       await insert(manager, id);
       return id;
     };
+    const later: Array<Promise<number>> = [];
     const first = runner.run(async (manager) => {
       // Queued while this group runs: they must wait for it and commit after it.
       later.push(runner.run(unit(2)), runner.run(unit(3)));
       return unit(1)(manager);
     });
-    const later: Array<Promise<number>> = [];
     expect(await first).toBe(1);
     expect(await Promise.all(later)).toEqual([2, 3]);
     expect(order).toEqual([1, 2, 3]);
     expect(commits()).toBe(2);
+  });
+
+  it('answers a committed unit even when a commit hook fails, and runs the other hooks', async () => {
+    const hooks: string[] = [];
+    const results = await Promise.all([
+      runner.run(async (manager) => {
+        afterCommit(manager, () => {
+          throw new Error('cache gone');
+        });
+        afterCommit(manager, () => hooks.push('second hook of 1'));
+        await insert(manager, 1);
+        return 1;
+      }),
+      runner.run(async (manager) => {
+        afterCommit(manager, () => hooks.push('hook of 2'));
+        await insert(manager, 2);
+        return 2;
+      }),
+    ]);
+    expect(results).toEqual([1, 2]);
+    expect(hooks).toEqual(['second hook of 1', 'hook of 2']);
+    expect(await stored()).toEqual([1, 2]);
+  });
+
+  it('takes no further unit into a group that has run past its budget', async () => {
+    const slow = async (manager: EntityManager) => {
+      await insert(manager, 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return 1;
+    };
+    const results = await Promise.all([
+      runner.run(slow),
+      runner.run((manager) => insert(manager, 2).then(() => 2)),
+      runner.run((manager) => insert(manager, 3).then(() => 3)),
+    ]);
+    expect(results).toEqual([1, 2, 3]);
+    // The first group stopped after the slow unit; the other two committed together after it.
+    expect(commits()).toBe(2);
+    expect(await stored()).toEqual([1, 2, 3]);
   });
 });

@@ -1,4 +1,5 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { dialectOf } from './sql-dialect';
@@ -28,6 +29,11 @@ const RETRYABLE: Record<string, number> = {
 
 /** Units of work run together in one SQLite transaction, at most. */
 const MAX_GROUP = 16;
+/**
+ * A group takes no further unit once it has run this long: the units waiting behind it commit in
+ * the next one. A unit's answer waits at most this, plus one unit, for the others of its group.
+ */
+const GROUP_BUDGET_MS = 200;
 
 interface PendingUnit {
   work: (manager: EntityManager) => Promise<unknown>;
@@ -40,7 +46,7 @@ type UnitResult =
 
 /**
  * Runs write transactions: each unit either commits whole or leaves nothing behind, and a retry
- * re-runs the whole unit, which re-reads what it needs.
+ * re-runs the whole unit (on SQLite, its whole group), which re-reads what it needs.
  *
  * SQLite: TypeORM's better-sqlite3 driver has one connection, and a transaction on it would
  * swallow every other statement of the process (readers would see uncommitted rows, and a token
@@ -56,6 +62,7 @@ type UnitResult =
  */
 @Injectable()
 export class TransactionRunner implements OnApplicationShutdown {
+  private readonly logger = new Logger('Transactions');
   private readonly pending: PendingUnit[] = [];
   /** Set while drain() runs; cleared in the same step that finds nothing pending. */
   private draining?: Promise<void>;
@@ -74,6 +81,7 @@ export class TransactionRunner implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.draining;
     const writer = await this.writer?.catch(() => undefined);
+    this.writer = undefined;
     if (writer?.isInitialized && writer !== this.dataSource) await writer.destroy();
   }
 
@@ -89,14 +97,29 @@ export class TransactionRunner implements OnApplicationShutdown {
       const group = this.pending.splice(0, MAX_GROUP);
       try {
         const results = await this.runGroupWithRetry(await this.writerSource(), group);
-        group.forEach((unit, i) => {
-          const result = results[i];
-          if (!result.ok) return unit.reject(result.error);
-          for (const hook of result.hooks) hook();
-          unit.resolve(result.value);
-        });
+        // Units the group had no time for go first in the next one.
+        this.pending.unshift(...group.slice(results.length));
+        results.forEach((result, i) => this.settle(group[i], result));
       } catch (error) {
         for (const unit of group) unit.reject(error);
+      }
+    }
+  }
+
+  /** A unit's commit hooks, then its answer. */
+  private settle(unit: PendingUnit, result: UnitResult): void {
+    if (!result.ok) return unit.reject(result.error);
+    this.runHooks(result.hooks);
+    unit.resolve(result.value);
+  }
+
+  /** A hook that fails is logged: its unit is committed all the same, and the others run. */
+  private runHooks(hooks: ReadonlyArray<() => void>): void {
+    for (const hook of hooks) {
+      try {
+        hook();
+      } catch (error) {
+        this.logger.error(`A commit hook failed: ${(error as Error).message}`);
       }
     }
   }
@@ -115,26 +138,33 @@ export class TransactionRunner implements OnApplicationShutdown {
     return this.writer;
   }
 
-  /** A failure of the group as a whole (a retryable one, or the commit) fails every unit. */
+  /**
+   * Answers the results of the group's first units, in order: all of them, or as many as ran
+   * within GROUP_BUDGET_MS. A failure of the group as a whole (a retryable one, or the commit)
+   * fails every unit.
+   */
   private async runGroupWithRetry(
     source: DataSource,
     group: readonly PendingUnit[],
   ): Promise<UnitResult[]> {
-    for (let attempt = 1; ; attempt++) {
+    const attempts = new Map<string, number>();
+    for (;;) {
       try {
         return await this.runGroup(source, group);
       } catch (error) {
-        await this.backOffOrThrow(error, attempt);
+        await this.backOffOrThrow(error, attempts);
       }
     }
   }
 
   private async runGroup(source: DataSource, group: readonly PendingUnit[]): Promise<UnitResult[]> {
     const runner = source.createQueryRunner();
+    const started = performance.now();
     try {
       await runner.startTransaction();
       const results: UnitResult[] = [];
       for (const [i, unit] of group.entries()) {
+        if (i > 0 && performance.now() - started > GROUP_BUDGET_MS) break;
         const manager = source.createEntityManager(runner);
         const hooks: Array<() => void> = [];
         commitHooks.set(manager, hooks);
@@ -150,8 +180,14 @@ export class TransactionRunner implements OnApplicationShutdown {
         } catch (error) {
           // Another process holding the database: the whole group waits and runs again.
           if (retryLimitOf(error) > 1) throw error;
-          await runner.query(`ROLLBACK TO SAVEPOINT unit_${i}`);
-          await runner.query(`RELEASE SAVEPOINT unit_${i}`);
+          try {
+            await runner.query(`ROLLBACK TO SAVEPOINT unit_${i}`);
+            await runner.query(`RELEASE SAVEPOINT unit_${i}`);
+          } catch {
+            // SQLite rolled the whole transaction back itself (a full disk, an I/O error): the
+            // group fails with the unit's error, not with the missing savepoint.
+            throw error;
+          }
           results.push({ ok: false, error });
         }
       }
@@ -169,7 +205,8 @@ export class TransactionRunner implements OnApplicationShutdown {
     source: DataSource,
     work: (manager: EntityManager) => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+    const attempts = new Map<string, number>();
+    for (;;) {
       const committed: Array<() => void> = [];
       try {
         // MySQL: REPEATABLE READ whatever the server's default, since totals are read under
@@ -183,17 +220,22 @@ export class TransactionRunner implements OnApplicationShutdown {
         const result = await (isolation
           ? source.transaction(isolation, unit)
           : source.transaction(unit));
-
-        for (const hook of committed) hook();
+        this.runHooks(committed);
         return result;
       } catch (error) {
-        await this.backOffOrThrow(error, attempt);
+        await this.backOffOrThrow(error, attempts);
       }
     }
   }
 
-  /** Waits before another attempt, or throws the error when it is not retried (again). */
-  private async backOffOrThrow(error: unknown, attempt: number): Promise<void> {
+  /**
+   * Waits before another attempt, or throws the error when it is not retried (again). Attempts
+   * are counted per error code: a deadlock first does not use up a duplicate key's one re-run.
+   */
+  private async backOffOrThrow(error: unknown, attempts: Map<string, number>): Promise<void> {
+    const code = codeOf(error) ?? '';
+    const attempt = (attempts.get(code) ?? 0) + 1;
+    attempts.set(code, attempt);
     if (attempt >= retryLimitOf(error)) throw error;
     await new Promise((resolve) =>
       setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),

@@ -216,7 +216,8 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
     const refusedLine = /line (\d+): key was already used for a different points record/.exec(
       result.stderr,
     );
-    expect(['1', '902']).toContain(refusedLine?.[1]);
+    // SQLite applies the batch as one transaction, in file order: the later line is the conflict.
+    expect(kind === 'sqlite' ? ['902'] : ['1', '902']).toContain(refusedLine?.[1]);
     const accepted = refusedLine?.[1] === '1' ? ['0xr299', 6] : ['0xr000', 5];
     expected.set(
       accepted[0] as string,

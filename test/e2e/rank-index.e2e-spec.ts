@@ -260,7 +260,7 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
       try {
         await a.app
           .get(PointsLedgerService)
-          .ingestPoints(runner.manager, [parsed(pointsRecord(early, 5000, 120))]);
+          .ingestPoints(runner.manager, [parsed(pointsRecord(early, 5000, 120))], 'optimistic');
         await a.load([pointsRecord(late, 7000, 121)]);
         const lateOnB = async () =>
           (await b.app.get(BoardReader).findEntry(ALL_TIME, late))?.points;
