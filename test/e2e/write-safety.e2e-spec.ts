@@ -24,6 +24,17 @@ async function walk(t: TestApp, sprintId?: number): Promise<{ entries: string[];
   }
 }
 
+/** A points record maker for one space and time. */
+const pointsIn =
+  (spaceId: number, occurredAt: string) => (key: string, address: string, value: number) => ({
+    type: 'points',
+    key,
+    spaceId,
+    address,
+    points: value,
+    occurredAt,
+  });
+
 const expected = (events: PointsFixture[], window?: { start: string; end: string }) =>
   bruteForceBoard(events, 1, window).map((e) => `${e.rank}:${e.addressKey}:${e.points}`);
 
@@ -133,14 +144,7 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
   });
 
   it('refuses a record whose running total overflows mid-batch, though the batch ends in range', async () => {
-    const points = (key: string, address: string, value: number) => ({
-      type: 'points',
-      key,
-      spaceId: 50,
-      address,
-      points: value,
-      occurredAt: '2026-01-02T00:00:00Z',
-    });
+    const points = pointsIn(50, '2026-01-02T00:00:00Z');
     const before = await a.gql('{ space(id: 50) { loyaltyPointsRanks { totalCount } } }');
     const outcomes = await a.load([
       points('run-1a', '0xRunaway', 1_000_000_000),
@@ -175,14 +179,7 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
   });
 
   it('runs a batch again, space and sprint records included, when one of its points overflows', async () => {
-    const points = (key: string, address: string, value: number) => ({
-      type: 'points',
-      key,
-      spaceId: 51,
-      address,
-      points: value,
-      occurredAt: '2026-03-05T00:00:00Z',
-    });
+    const points = pointsIn(51, '2026-03-05T00:00:00Z');
     const batch = [
       { type: 'space', id: 51, name: 'Retried' },
       {
