@@ -100,13 +100,14 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
       return;
     }
     const reused = this.probeConnection !== undefined;
+    const first = this.openProbeConnection();
     try {
-      await (await this.openProbeConnection()).query('SELECT 1');
+      await (await first).query('SELECT 1');
     } catch (error) {
       // A kept connection may have died with a server restart: one more try on a fresh one
       // before the database is called down.
-      if (!reused) throw error;
-      this.dropProbeConnection();
+      if (!reused || this.stopped) throw error;
+      this.dropProbeConnection(first);
       await (await this.openProbeConnection()).query('SELECT 1');
     }
   }
@@ -129,12 +130,12 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
       connectTimeout: PROBE_TIMEOUT_MS,
     });
     this.probeConnection = opened;
-    // A connection that errs or ends is replaced on next use, if it is still the one in use.
     opened.then(
       (connection) => {
-        const forget = () => {
-          if (this.probeConnection === opened) this.dropProbeConnection();
-        };
+        // Opened after shutdown (a probe that was still connecting): not kept.
+        if (this.stopped) return this.dropProbeConnection(opened);
+        // A connection that errs or ends is replaced on next use.
+        const forget = () => this.dropProbeConnection(opened);
         connection.on('error', forget);
         connection.on('end', forget);
       },
@@ -143,10 +144,20 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
     return opened;
   }
 
-  private dropProbeConnection(): void {
-    const connection = this.probeConnection;
-    this.probeConnection = undefined;
-    connection?.then((c) => c.destroy()).catch(() => undefined);
+  /** Closes this probe connection (the current one by default), its socket at once. */
+  private dropProbeConnection(which = this.probeConnection): void {
+    if (!which) return;
+    if (this.probeConnection === which) this.probeConnection = undefined;
+    which
+      .then((connection) => {
+        connection.destroy();
+        // destroy() ends the socket politely; a server that no longer answers would keep it
+        // (and the process) open until TCP gives up.
+        (
+          connection as unknown as { connection?: { stream?: { destroy(): void } } }
+        ).connection?.stream?.destroy();
+      })
+      .catch(() => undefined);
   }
 
   private schedule(): void {

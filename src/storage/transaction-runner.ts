@@ -27,11 +27,18 @@ const RETRYABLE: Record<string, number> = {
   SQLITE_BUSY_SNAPSHOT: 20,
 };
 
+/** Codes whose attempts count together: the same kind of wait, met in another form. */
+const RETRY_FAMILY: Record<string, string> = {
+  ER_LOCK_WAIT_TIMEOUT: 'ER_LOCK_DEADLOCK',
+  SQLITE_BUSY_SNAPSHOT: 'SQLITE_BUSY',
+};
+
 /** Units of work run together in one SQLite transaction, at most. */
 const MAX_GROUP = 16;
 /**
  * A group takes no further unit once it has run this long: the units waiting behind it commit in
- * the next one. A unit's answer waits at most this, plus one unit, for the others of its group.
+ * the next one. A unit's answer waits for the others of its group about this long, plus one
+ * unit and the commit (and the group's re-runs, should another process hold the database).
  */
 const GROUP_BUDGET_MS = 200;
 
@@ -57,7 +64,7 @@ type UnitResult =
  * single transaction, each under its own savepoint. A unit that fails is rolled back to its
  * savepoint and fails alone; the others commit together. A commit writes every page the
  * transaction touched, and concurrent ingest requests touch many of the same pages (the boards'
- * indexes), so fewer, larger commits write less per record. A unit that runs alone has no
+ * indexes), so fewer, larger commits write less per record. A unit queued alone has no
  * savepoint: on SQLite one keeps a copy of every page it touches, in memory.
  */
 @Injectable()
@@ -95,14 +102,16 @@ export class TransactionRunner implements OnApplicationShutdown {
       // and join the group.
       await new Promise((resolve) => setImmediate(resolve));
       const group = this.pending.splice(0, MAX_GROUP);
+      let results: UnitResult[];
       try {
-        const results = await this.runGroupWithRetry(await this.writerSource(), group);
-        // Units the group had no time for go first in the next one.
-        this.pending.unshift(...group.slice(results.length));
-        results.forEach((result, i) => this.settle(group[i], result));
+        results = await this.runGroupWithRetry(await this.writerSource(), group);
       } catch (error) {
         for (const unit of group) unit.reject(error);
+        continue;
       }
+      // Units the group had no time for go first in the next one.
+      this.pending.unshift(...group.slice(results.length));
+      results.forEach((result, i) => this.settle(group[i], result));
     }
   }
 
@@ -119,7 +128,9 @@ export class TransactionRunner implements OnApplicationShutdown {
       try {
         hook();
       } catch (error) {
-        this.logger.error(`A commit hook failed: ${(error as Error).message}`);
+        this.logger.error(
+          `A commit hook failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }
@@ -140,8 +151,8 @@ export class TransactionRunner implements OnApplicationShutdown {
 
   /**
    * Answers the results of the group's first units, in order: all of them, or as many as ran
-   * within GROUP_BUDGET_MS. A failure of the group as a whole (a retryable one, or the commit)
-   * fails every unit.
+   * within GROUP_BUDGET_MS. A failure of the group as a whole (a retryable one that persists, or
+   * the commit) fails every unit of the group, those its last attempt did not reach included.
    */
   private async runGroupWithRetry(
     source: DataSource,
@@ -230,12 +241,13 @@ export class TransactionRunner implements OnApplicationShutdown {
 
   /**
    * Waits before another attempt, or throws the error when it is not retried (again). Attempts
-   * are counted per error code: a deadlock first does not use up a duplicate key's one re-run.
+   * are counted per kind of error: a deadlock first does not use up a duplicate key's one re-run.
    */
   private async backOffOrThrow(error: unknown, attempts: Map<string, number>): Promise<void> {
     const code = codeOf(error) ?? '';
-    const attempt = (attempts.get(code) ?? 0) + 1;
-    attempts.set(code, attempt);
+    const family = RETRY_FAMILY[code] ?? code;
+    const attempt = (attempts.get(family) ?? 0) + 1;
+    attempts.set(family, attempt);
     if (attempt >= retryLimitOf(error)) throw error;
     await new Promise((resolve) =>
       setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),
