@@ -33,8 +33,9 @@ Commands:
                               default query); prints the token alone on stdout
   import FILE [--batch-size N] apply NDJSON records (PRODUCT.md section 3), N per transaction
                               (default 50000; on MySQL/MariaDB a batch of points is two
-                              transactions over separate address ranges); progress and refused lines (with their line
-                              number) on stderr; exit 1 if any was refused. Safe to stop and re-run
+                              transactions over separate address ranges); progress and
+                              refused lines (with their line number) on stderr; exit 1 if any
+                              was refused. Safe to stop and re-run
   export --space ID [--sprint ID]
                               print a board as CSV in rank order: rank,address,username,points
   demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N

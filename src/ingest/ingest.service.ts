@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { addressKeyOf } from '../common/address-key';
 import {
   PointsLedgerService,
@@ -11,7 +10,6 @@ import { RankIndexService } from '../leaderboards/rank-index/rank-index.service'
 import { ProfilesService } from '../profiles/profiles.service';
 import { QuestsService } from '../quests/quests.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { dialectOf } from '../storage/sql-dialect';
 import { TransactionRunner } from '../storage/transaction-runner';
 import type { IngestRecord, PointsRecord } from './ingest-record';
 import type { RecordOutcome } from './record-outcome';
@@ -35,7 +33,6 @@ export class IngestService {
     private readonly quests: QuestsService,
     private readonly ledger: PointsLedgerService,
     private readonly rankIndexes: RankIndexService,
-    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   /**
@@ -74,9 +71,9 @@ export class IngestService {
     records: readonly IngestRecord[],
     ways: number,
   ): Promise<RecordOutcome[]> {
+    if (ways < 2 || !this.transactions.concurrentWriters) return this.applyRecords(records);
     const points = records.filter((record): record is PointsRecord => record.type === 'points');
-    if (ways < 2 || points.length < records.length || dialectOf(this.dataSource) !== 'mysql')
-      return this.applyRecords(records);
+    if (points.length < records.length) return this.applyRecords(records);
     const parts = splitByAddressRange(points, ways).filter((part) => part.records.length > 0);
     // Every part settles before a failure is reported: none is left running behind the caller.
     const settled = await Promise.allSettled(parts.map((part) => this.applyRecords(part.records)));

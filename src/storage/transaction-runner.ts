@@ -77,8 +77,16 @@ export class TransactionRunner implements OnApplicationShutdown {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /**
+   * Whether units run at once really proceed at once: on MySQL/MariaDB each has a connection of
+   * its own; SQLite has one writer, and they run one after another.
+   */
+  get concurrentWriters(): boolean {
+    return dialectOf(this.dataSource) !== 'sqlite';
+  }
+
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (dialectOf(this.dataSource) !== 'sqlite') return this.withRetry(this.dataSource, work);
+    if (this.concurrentWriters) return this.withRetry(this.dataSource, work);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.draining ??= this.drain();
@@ -212,6 +220,7 @@ export class TransactionRunner implements OnApplicationShutdown {
     }
   }
 
+  /** MySQL/MariaDB: one transaction per unit, on a pooled connection. */
   private async withRetry<T>(
     source: DataSource,
     work: (manager: EntityManager) => Promise<T>,
@@ -220,17 +229,13 @@ export class TransactionRunner implements OnApplicationShutdown {
     for (;;) {
       const committed: Array<() => void> = [];
       try {
-        // MySQL: REPEATABLE READ whatever the server's default, since totals are read under
-        // FOR UPDATE and rewritten, and only its gap locks keep two first deliveries for the
-        // same new address apart.
-        const isolation = dialectOf(source) === 'mysql' ? 'REPEATABLE READ' : undefined;
-        const unit = (manager: EntityManager) => {
+        // REPEATABLE READ whatever the server's default, since totals are read under FOR UPDATE
+        // and rewritten, and only its gap locks keep two first deliveries for the same new
+        // address apart.
+        const result = await source.transaction('REPEATABLE READ', (manager) => {
           commitHooks.set(manager, committed);
           return work(manager);
-        };
-        const result = await (isolation
-          ? source.transaction(isolation, unit)
-          : source.transaction(unit));
+        });
         this.runHooks(committed);
         return result;
       } catch (error) {
