@@ -72,11 +72,13 @@ describe('TransactionRunner on SQLite', () => {
     expect(await stored()).toEqual([1, 2, 3]);
   });
 
-  it('rolls back a failing unit of a group alone, and runs only the others’ commit hooks', async () => {
+  it('fails a failing unit of a group alone, and runs only the others’ commit hooks', async () => {
     const hooks: string[] = [];
+    const runs: number[] = [];
     const unit =
       (id: number, fail = false) =>
       async (manager: EntityManager) => {
+        runs.push(id);
         afterCommit(manager, () => hooks.push(`committed ${id}`));
         await insert(manager, id);
         await insert(manager, id + 100);
@@ -95,10 +97,97 @@ describe('TransactionRunner on SQLite', () => {
     ]);
     expect(await stored()).toEqual([1, 3, 101, 103]);
     expect(hooks).toEqual(['committed 1', 'committed 3']);
+    // The group rolled back: unit 1 ran again without unit 2; unit 3 went to the next group.
+    expect(runs).toEqual([1, 2, 1, 3]);
+    expect(commits()).toBe(2);
+    expect(statements.some((sql) => sql.includes('SAVEPOINT'))).toBe(false);
+  });
+
+  it('runs the units before a failing one again until they commit without it', async () => {
+    const runs: number[] = [];
+    const unit =
+      (id: number, fail = false) =>
+      async (manager: EntityManager) => {
+        runs.push(id);
+        await insert(manager, id);
+        if (fail) throw new Error(`unit ${id} refused`);
+        return id;
+      };
+    const results = await Promise.allSettled([
+      runner.run(unit(1)),
+      runner.run(unit(2)),
+      runner.run(unit(3, true)),
+      runner.run(unit(4, true)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'rejected',
+    ]);
+    expect(runs).toEqual([1, 2, 3, 1, 2, 4]);
+    expect(await stored()).toEqual([1, 2]);
     expect(commits()).toBe(1);
   });
 
-  it('runs a unit that is alone without a savepoint, and leaves nothing of it when it fails', async () => {
+  it('runs a failed unit again when a unit before it fails on the re-run', async () => {
+    const runs: string[] = [];
+    let secondRun = false;
+    const results = await Promise.allSettled([
+      runner.run(async (manager) => {
+        runs.push('1');
+        await insert(manager, 1);
+        return 1;
+      }),
+      runner.run(async (manager) => {
+        runs.push('2');
+        await insert(manager, 2);
+        // Succeeds the first time only: its failure on the re-run leaves no row 2 behind.
+        if (secondRun) throw new Error('unit 2 refused on its re-run');
+        secondRun = true;
+        return 2;
+      }),
+      runner.run(async (manager) => {
+        runs.push('3');
+        const rows: unknown[] = await manager.query('SELECT id FROM notes WHERE id = 2');
+        await insert(manager, 3);
+        if (rows.length > 0) throw new Error('unit 3 refused: it saw row 2');
+        return 3;
+      }),
+    ]);
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 1 },
+      { status: 'rejected', reason: new Error('unit 2 refused on its re-run') },
+      // Answered from what committed (no row 2), not from the attempt that saw row 2.
+      { status: 'fulfilled', value: 3 },
+    ]);
+    expect(runs).toEqual(['1', '2', '3', '1', '2', '1', '3']);
+    expect(await stored()).toEqual([1, 3]);
+  });
+
+  it('opens a new writer when SQLite rolled a transaction back itself', async () => {
+    await expect(
+      runner.run(async (manager) => {
+        await insert(manager, 1);
+        // As SQLite does on a full disk or an I/O error: the transaction is gone.
+        await manager.query('ROLLBACK');
+        throw new Error('disk I/O error');
+      }),
+    ).rejects.toThrow('disk I/O error');
+    // A later failure must not leave a transaction open that nothing would ever commit.
+    await expect(
+      runner.run(async (manager) => {
+        await insert(manager, 2);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    await runner.run((manager) => insert(manager, 3));
+    await runner.run((manager) => insert(manager, 4));
+    // Committed for real: the main connection sees both.
+    expect(await stored()).toEqual([3, 4]);
+  });
+
+  it('leaves nothing of a unit that fails alone', async () => {
     await runner.run((manager) => insert(manager, 1));
     await expect(
       runner.run(async (manager) => {

@@ -61,11 +61,14 @@ type UnitResult =
  * run on it one after another; readers on the main connection keep seeing the last commit (WAL).
  *
  * Group commit (SQLite): units that queue up while the writer is busy run one after another in a
- * single transaction, each under its own savepoint. A unit that fails is rolled back to its
- * savepoint and fails alone; the others commit together. A commit writes every page the
- * transaction touched, and concurrent ingest requests touch many of the same pages (the boards'
- * indexes), so fewer, larger commits write less per record. A unit queued alone has no
- * savepoint: on SQLite one keeps a copy of every page it touches, in memory.
+ * single transaction. A commit writes every page the transaction touched, and concurrent ingest
+ * requests touch many of the same pages (the boards' indexes), so fewer, larger commits write
+ * less per record. A unit that fails takes the transaction down with it: the units before it run
+ * again without it and commit, it fails alone, and the units after it go to the next group.
+ * Failures are rare (a refused record is an answer, not a failure), so this costs less than
+ * savepoints would: under a savepoint SQLite keeps a copy of every page the unit touches, in
+ * memory, and each statement that updates rows costs about 50 us more, which the row-by-row
+ * writes of the ledger (see nativeSqlite) cannot afford.
  */
 @Injectable()
 export class TransactionRunner implements OnApplicationShutdown {
@@ -112,12 +115,12 @@ export class TransactionRunner implements OnApplicationShutdown {
       const group = this.pending.splice(0, MAX_GROUP);
       let results: UnitResult[];
       try {
-        results = await this.runGroupWithRetry(await this.writerSource(), group);
+        results = await this.runGroupWithRetry(group);
       } catch (error) {
         for (const unit of group) unit.reject(error);
         continue;
       }
-      // Units the group had no time for go first in the next one.
+      // Units the group did not answer (no time left, or after a failed unit) go first in the next.
       this.pending.unshift(...group.slice(results.length));
       results.forEach((result, i) => this.settle(group[i], result));
     }
@@ -158,19 +161,26 @@ export class TransactionRunner implements OnApplicationShutdown {
   }
 
   /**
-   * Answers the results of the group's first units, in order: all of them, or as many as ran
-   * within GROUP_BUDGET_MS. A failure of the group as a whole (a retryable one that persists, or
-   * the commit) fails every unit of the group, those its last attempt did not reach included.
+   * Answers the results of the group's first units, in order: all of them, as many as ran within
+   * GROUP_BUDGET_MS, or those up to a failed unit. A failure of the group as a whole (a retryable
+   * one that persists, or the commit) fails every unit of the group, those its last attempt did
+   * not reach included.
    */
-  private async runGroupWithRetry(
-    source: DataSource,
-    group: readonly PendingUnit[],
-  ): Promise<UnitResult[]> {
+  private async runGroupWithRetry(group: readonly PendingUnit[]): Promise<UnitResult[]> {
     const attempts = new Map<string, number>();
     for (;;) {
       try {
-        return await this.runGroup(source, group);
+        return await this.runGroup(await this.writerSource(), group);
       } catch (error) {
+        if (error instanceof UnitFailed) {
+          // Rolled back with the units before it: they run again without it; it fails alone.
+          const before =
+            error.index === 0 ? [] : await this.runGroupWithRetry(group.slice(0, error.index));
+          // They did not all commit this time (the budget ran out, or one failed now): the failed
+          // unit runs again in a later group, after them, on what they leave.
+          if (before.length < error.index || before.some((result) => !result.ok)) return before;
+          return [...before, { ok: false, error: error.error }];
+        }
         await this.backOffOrThrow(error, attempts);
       }
     }
@@ -187,37 +197,35 @@ export class TransactionRunner implements OnApplicationShutdown {
         const manager = source.createEntityManager(runner);
         const hooks: Array<() => void> = [];
         commitHooks.set(manager, hooks);
-        if (group.length === 1) {
-          results.push({ ok: true, value: await unit.work(manager), hooks });
-          continue;
-        }
-        await runner.query(`SAVEPOINT unit_${i}`);
         try {
-          const value = await unit.work(manager);
-          await runner.query(`RELEASE SAVEPOINT unit_${i}`);
-          results.push({ ok: true, value, hooks });
+          results.push({ ok: true, value: await unit.work(manager), hooks });
         } catch (error) {
           // Another process holding the database: the whole group waits and runs again.
           if (retryLimitOf(error) > 1) throw error;
-          try {
-            await runner.query(`ROLLBACK TO SAVEPOINT unit_${i}`);
-            await runner.query(`RELEASE SAVEPOINT unit_${i}`);
-          } catch {
-            // SQLite rolled the whole transaction back itself (a full disk, an I/O error): the
-            // group fails with the unit's error, not with the missing savepoint.
-            throw error;
-          }
-          results.push({ ok: false, error });
+          throw new UnitFailed(i, error);
         }
       }
       await runner.commitTransaction();
       return results;
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      if (runner.isTransactionActive)
+        await runner.rollbackTransaction().catch(() => this.discardWriter(source));
       throw error;
     } finally {
       await runner.release();
     }
+  }
+
+  /**
+   * SQLite rolled the transaction back itself (a full disk, an I/O error), so TypeORM's ROLLBACK
+   * failed and left its query runner, one per connection, believing a transaction is open: the
+   * next group would run in a savepoint of nothing and never commit. The writer is closed, and
+   * the next group opens another. (An in-memory database has only the one connection.)
+   */
+  private async discardWriter(source: DataSource): Promise<void> {
+    if (source === this.dataSource) return;
+    this.writer = undefined;
+    await source.destroy().catch(() => undefined);
   }
 
   /** MySQL/MariaDB: one transaction per unit, on a pooled connection. */
@@ -257,6 +265,16 @@ export class TransactionRunner implements OnApplicationShutdown {
     await new Promise((resolve) =>
       setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),
     );
+  }
+}
+
+/** A unit of a group failed: the group's transaction is rolled back (see runGroupWithRetry). */
+class UnitFailed extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: unknown,
+  ) {
+    super(`unit ${index} of the group failed`);
   }
 }
 
