@@ -77,23 +77,30 @@ describe('parseIsoTime', () => {
     expect(parseIsoTime(value)).toBeNull();
   });
 
-  it('agrees with Date.parse on random valid instants from 1970 to 2200 (seeded)', () => {
-    const rand = seededRandom(2026);
-    const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-    for (let i = 0; i < 2000; i++) {
-      const ms = Math.floor(rand() * Date.UTC(2200, 0, 1));
-      const offsetMinutes = (Math.floor(rand() * 27) - 13) * 60 + (rand() < 0.3 ? 30 : 0);
-      const local = new Date(ms + offsetMinutes * 60_000);
-      const sign = offsetMinutes < 0 ? '-' : '+';
-      const abs = Math.abs(offsetMinutes);
-      const text =
-        `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
-        `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
-        `.${pad(local.getUTCMilliseconds(), 3)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
-      expect([text, parseIsoTime(text)]).toEqual([text, ms]);
-      expect(parseIsoTime(text)).toBe(Date.parse(text));
-    }
-  });
+  it.each([
+    ['1970', '2200', '1970-01-01T00:00:00Z', '2200-01-01T00:00:00Z'],
+    ['0000', '9999', '0000-01-02T00:00:00Z', '9999-12-30T00:00:00Z'],
+  ])(
+    'agrees with Date.parse on random valid instants from %s to %s (seeded)',
+    (_from, _to, first, last) => {
+      const rand = seededRandom(2026);
+      const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+      const [from, to] = [Date.parse(first), Date.parse(last)];
+      for (let i = 0; i < 2000; i++) {
+        const ms = from + Math.floor(rand() * (to - from));
+        const offsetMinutes = (Math.floor(rand() * 27) - 13) * 60 + (rand() < 0.3 ? 30 : 0);
+        const local = new Date(ms + offsetMinutes * 60_000);
+        const sign = offsetMinutes < 0 ? '-' : '+';
+        const abs = Math.abs(offsetMinutes);
+        const text =
+          `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
+          `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
+          `.${pad(local.getUTCMilliseconds(), 3)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+        expect([text, parseIsoTime(text)]).toEqual([text, ms]);
+        expect(parseIsoTime(text)).toBe(Date.parse(text));
+      }
+    },
+  );
 
   it('reads years before 100 as written (not as 19xx)', () => {
     expect(parseIsoTime('0050-01-01T00:00:00Z')).toBe(Date.parse('0050-01-01T00:00:00Z'));

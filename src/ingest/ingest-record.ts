@@ -85,7 +85,11 @@ const ISO_8601 =
 export function parseIsoTime(value: string): number | null {
   const m = ISO_8601.exec(value);
   if (!m) return null;
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
   const second = m[6] ? Number(m[6]) : 0;
   const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
@@ -93,14 +97,27 @@ export function parseIsoTime(value: string): number | null {
   let offset = 0;
   if (m[8] !== 'Z') {
     const sign = m[8].startsWith('-') ? -1 : 1;
-    const [oh, om] = [Number(m[9]), Number(m[10])];
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
     if (oh > 23 || om > 59) return null;
     offset = sign * (oh * 60 + om) * 60_000;
   }
-  // Date.UTC reads years 0-99 as 19xx; setUTCFullYear takes the year as written.
-  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
-  date.setUTCFullYear(year);
-  return date.getTime() - offset;
+  const seconds = (hour * 60 + minute) * 60 + second;
+  return daysFromCivil(year, month, day) * 86_400_000 + seconds * 1000 + millis - offset;
+}
+
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's
+ * days_from_civil): arithmetic only, where a Date object cost a third of a points record's parse.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function daysInMonth(year: number, month: number): number {
