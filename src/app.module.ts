@@ -23,7 +23,10 @@ import { resolveDataSourceOptions } from './storage/data-source-options';
 export const QUERY_PATH = '/query';
 
 export interface AppModuleExtras {
-  /** Sees every SQL statement; tests use it to count queries. */
+  /**
+   * Sees every SQL statement that goes through TypeORM (on SQLite, not the ledger's row-by-row
+   * writes: see nativeSqlite); tests use it to count queries.
+   */
   typeormLogger?: TypeOrmLogger;
   /** More Apollo plugins, after ours (the page benchmark tries compiled execution with one). */
   apolloPlugins?: ApolloServerPlugin[];

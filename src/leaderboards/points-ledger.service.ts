@@ -7,6 +7,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import type { SprintEntity } from '../spaces/sprint.entity';
 import { SpacesService } from '../spaces/spaces.service';
 import { chunk, Dialect, dialectOf, num, upsertSql } from '../storage/sql-dialect';
+import { nativeSqlite, PrepareNative } from '../storage/sqlite-native';
 import {
   announceAsReset,
   appendBoardReset,
@@ -170,9 +171,9 @@ export class PointsLedgerService {
    * Optimistic: every event is added to the totals without reading them, and the totals that result
    * are checked; a running total that left the range throws TotalOutOfRange (see RangeCheck). No
    * savepoint here: on SQLite one kept a copy of every page the batch touched, in memory (about
-   * 700 MB for a 50,000-record import batch; TransactionRunner sets one only around a unit queued
-   * with others). Adding without a locking read also keeps MySQL writers off the gap locks of
-   * SELECT ... FOR UPDATE on addresses that have no row yet, where they deadlock.
+   * 700 MB for a 50,000-record import batch; TransactionRunner sets none). Adding without a
+   * locking read also keeps MySQL writers off the gap locks of SELECT ... FOR UPDATE on addresses
+   * that have no row yet, where they deadlock.
    *
    * Careful: the totals are read first (locked on MySQL), and the events that would overflow are
    * refused.
@@ -187,7 +188,7 @@ export class PointsLedgerService {
       if (await this.addEvents(manager, events, boardsOf, { checkRange: true })) return new Set();
       throw new TotalOutOfRange();
     }
-    const totals = await this.readTotals(manager, changesOf(events, boardsOf).values());
+    const totals = await this.readTotals(manager, boardChangesOf(events, boardsOf));
     const refusedKeys = new Set<string>();
     const acceptedEvents = events.filter((event) => {
       const ids = boardsOf(event).map((sprintId) =>
@@ -221,15 +222,16 @@ export class PointsLedgerService {
     // The boards' counters are written last: two writers on one board (the address ranges of an
     // import batch, see IngestService) then hold its counter row only from there to their commit.
     const counters: Array<{ board: EntryChange; countChange: number; asReset: boolean }> = [];
-    for (const board of inLockOrder(groupByBoard(changesOf(events, boardsOf).values()))) {
+    for (const board of boardChangesOf(events, boardsOf)) {
       let countChange = 0;
       const asReset =
         board.length > RESET_MIN_CHANGES &&
         announceAsReset(board.length, await this.entryCount(manager, board[0]));
       for (const part of chunk(board, IN_CHUNK)) {
-        const totals = await this.addToTotals(manager, part);
-        for (const change of part) {
-          const after = totals.get(change.addressKey)!.points;
+        const stored = await this.addToTotals(manager, part);
+        for (let i = 0; i < part.length; i++) {
+          const change = part[i];
+          const after = stored[i].points;
           const before = after - change.delta;
           if (
             checkRange &&
@@ -238,7 +240,7 @@ export class PointsLedgerService {
             return false;
           countChange += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
         }
-        if (!asReset) await appendEntryChanges(manager, [...totals.values()]);
+        if (!asReset) await appendEntryChanges(manager, stored);
       }
       counters.push({ board: board[0], countChange, asReset });
     }
@@ -254,17 +256,19 @@ export class PointsLedgerService {
   }
 
   /**
-   * Adds each change to its stored total (creating the entry) and answers the entries now stored,
-   * by address: SQLite and MariaDB in the same statement (RETURNING), MySQL by reading back its
-   * own rows.
+   * Adds each change (of one board) to its stored total, creating the entry, and answers the
+   * entries as now stored, in the order of `part`. SQLite row by row on prepared statements;
+   * MariaDB in one statement with RETURNING; MySQL, which has no RETURNING, reads its rows back.
    */
   private async addToTotals(
     manager: EntityManager,
     part: readonly EntryChange[],
-  ): Promise<Map<string, EntryState>> {
-    const dialect = dialectOf(manager);
+  ): Promise<EntryState[]> {
+    const { spaceId, sprintId } = part[0];
+    const native = nativeSqlite(manager);
+    if (native) return addToTotalsNative(native, part);
     const upsert = upsertSql(
-      dialect,
+      dialectOf(manager),
       'board_entries',
       ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
       ['space_id', 'sprint_id', 'address_key'],
@@ -273,26 +277,23 @@ export class PointsLedgerService {
     );
     const values = part.flatMap((c) => [c.spaceId, c.sprintId, c.addressKey, c.delta, c.reachedAt]);
     let rows: Array<Record<string, unknown>>;
-    // SQLite and MariaDB answer the stored rows from the upsert itself; MySQL has no RETURNING.
-    if (dialect === 'sqlite' || manager.connection.options.type === 'mariadb') {
+    if (manager.connection.options.type === 'mariadb') {
       rows = await manager.query(`${upsert} RETURNING ${ENTRY_COLUMNS}`, values);
     } else {
       await manager.query(upsert, values);
       rows = await this.selectTotals(manager, part[0], part);
     }
-    const { spaceId, sprintId } = part[0];
-    return new Map(
-      rows.map((row) => [
-        String(row.addressKey),
-        {
-          spaceId,
-          sprintId,
-          addressKey: String(row.addressKey),
-          points: num(row.points),
-          reachedAt: num(row.reachedAt),
-        },
-      ]),
-    );
+    const byAddress = new Map(rows.map((row) => [String(row.addressKey), row]));
+    return part.map(({ addressKey }) => {
+      const row = byAddress.get(addressKey)!;
+      return {
+        spaceId,
+        sprintId,
+        addressKey,
+        points: num(row.points),
+        reachedAt: num(row.reachedAt),
+      };
+    });
   }
 
   /** For each event, the boards it counts on: all-time and the sprints whose window holds it. */
@@ -324,11 +325,16 @@ export class PointsLedgerService {
 
   /** In key order, so that concurrent writers of one key queue instead of deadlocking. */
   private async insertEvents(manager: EntityManager, events: readonly LedgerEvent[]) {
-    const columns = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
     const ordered = [...events].sort((a, b) => compareText(a.key, b.key));
+    const native = nativeSqlite(manager);
+    if (native) {
+      const insert = native(`INSERT INTO points_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)`);
+      for (const e of ordered) insert.run(e.key, e.spaceId, e.addressKey, e.points, e.occurredAt);
+      return;
+    }
     for (const part of chunk(ordered, IN_CHUNK)) {
       await manager.query(
-        `INSERT INTO points_events (${columns.join(', ')}) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO points_events (${EVENT_COLUMNS}) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
         part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
       );
     }
@@ -357,10 +363,10 @@ export class PointsLedgerService {
   /** The stored totals of these entries by entry id (locked on MySQL); absent = no entry yet. */
   private async readTotals(
     manager: EntityManager,
-    changes: Iterable<EntryChange>,
+    boards: readonly EntryChange[][],
   ): Promise<Map<string, number>> {
     const totals = new Map<string, number>();
-    for (const board of inLockOrder(groupByBoard(changes))) {
+    for (const board of boards) {
       const { spaceId, sprintId } = board[0];
       for (const part of chunk(board, IN_CHUNK)) {
         for (const row of await this.selectTotals(manager, board[0], part)) {
@@ -409,62 +415,86 @@ function writeEntryCount(
 }
 
 const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
+const EVENT_COLUMNS = 'event_key, space_id, address_key, points, occurred_at';
 
 const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
   `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
 
 /**
  * What events do to each (board, address) they touch: the sum of their points, its highest and
- * lowest running value on the way (for the range check), and the latest event time.
+ * lowest running value on the way (for the range check), and the latest event time. Answered by
+ * board, in one global lock order: boards by space and sprint, addresses by code unit. Writers
+ * that lock rows in one order wait for each other instead of deadlocking.
+ *
+ * The batch's addresses are sorted once, and each address's events are taken in turn: each
+ * board's changes then come out in address order, with no sort per board.
  */
-function changesOf(
+function boardChangesOf(
   events: readonly LedgerEvent[],
   boardsOf: (event: LedgerEvent) => readonly number[],
-): Map<string, EntryChange> {
-  const changes = new Map<string, EntryChange>();
+): EntryChange[][] {
+  const byAddress = new Map<string, LedgerEvent[]>();
   for (const event of events) {
-    for (const sprintId of boardsOf(event)) {
-      const id = entryId(event.spaceId, sprintId, event.addressKey);
-      let change = changes.get(id);
-      if (!change) {
-        change = {
-          spaceId: event.spaceId,
-          sprintId,
-          addressKey: event.addressKey,
-          delta: 0,
-          highest: 0,
-          lowest: 0,
-          reachedAt: event.occurredAt,
-        };
-        changes.set(id, change);
+    const list = byAddress.get(event.addressKey);
+    if (list) list.push(event);
+    else byAddress.set(event.addressKey, [event]);
+  }
+  const boards = new Map<number, Map<number, EntryChange[]>>();
+  // The default sort compares code units, as compareText does.
+  for (const addressKey of [...byAddress.keys()].sort()) {
+    for (const event of byAddress.get(addressKey)!) {
+      let ofSpace = boards.get(event.spaceId);
+      if (!ofSpace) boards.set(event.spaceId, (ofSpace = new Map<number, EntryChange[]>()));
+      for (const sprintId of boardsOf(event)) {
+        let board = ofSpace.get(sprintId);
+        if (!board) ofSpace.set(sprintId, (board = []));
+        // Addresses come one after another: this address's change, if any, is the board's last.
+        let change = board[board.length - 1];
+        if (change?.addressKey !== addressKey) {
+          change = {
+            spaceId: event.spaceId,
+            sprintId,
+            addressKey,
+            delta: 0,
+            highest: 0,
+            lowest: 0,
+            reachedAt: event.occurredAt,
+          };
+          board.push(change);
+        }
+        change.delta += event.points;
+        if (change.delta > change.highest) change.highest = change.delta;
+        if (change.delta < change.lowest) change.lowest = change.delta;
+        if (event.occurredAt > change.reachedAt) change.reachedAt = event.occurredAt;
       }
-      change.delta += event.points;
-      change.highest = Math.max(change.highest, change.delta);
-      change.lowest = Math.min(change.lowest, change.delta);
-      change.reachedAt = Math.max(change.reachedAt, event.occurredAt);
     }
   }
-  return changes;
-}
-
-function groupByBoard(changes: Iterable<EntryChange>): EntryChange[][] {
-  const boards = new Map<string, EntryChange[]>();
-  for (const change of changes) {
-    const id = `${change.spaceId}:${change.sprintId}`;
-    const board = boards.get(id);
-    if (board) board.push(change);
-    else boards.set(id, [change]);
-  }
-  return [...boards.values()];
+  return [...boards.entries()]
+    .sort(([a], [b]) => a - b)
+    .flatMap(([, ofSpace]) => [...ofSpace.entries()].sort(([a], [b]) => a - b))
+    .map(([, board]) => board);
 }
 
 /**
- * Boards by space and sprint, addresses by code unit: writers that lock rows in one global order
- * wait for each other instead of deadlocking.
+ * SQLite: adds each change to its entry, one prepared upsert per row (see nativeSqlite), and
+ * answers the entries as stored, in the order of `part`.
  */
-function inLockOrder(boards: EntryChange[][]): EntryChange[][] {
-  for (const board of boards) board.sort((a, b) => compareText(a.addressKey, b.addressKey));
-  return boards.sort((a, b) => a[0].spaceId - b[0].spaceId || a[0].sprintId - b[0].sprintId);
+function addToTotalsNative(native: PrepareNative, part: readonly EntryChange[]): EntryState[] {
+  const upsert = native(
+    `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
+     VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (space_id, sprint_id, address_key) DO UPDATE SET
+       points = board_entries.points + excluded.points,
+       reached_at = MAX(board_entries.reached_at, excluded.reached_at)
+     RETURNING points, reached_at AS reachedAt`,
+  );
+  return part.map(({ spaceId, sprintId, addressKey, delta, reachedAt }) => {
+    const row = upsert.get(spaceId, sprintId, addressKey, delta, reachedAt) as {
+      points: number;
+      reachedAt: number;
+    };
+    return { spaceId, sprintId, addressKey, points: row.points, reachedAt: row.reachedAt };
+  });
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -67,8 +67,8 @@ type UnitResult =
  * again without it and commit, it fails alone, and the units after it go to the next group.
  * Failures are rare (a refused record is an answer, not a failure), so this costs less than
  * savepoints would: under a savepoint SQLite keeps a copy of every page the unit touches, in
- * memory, and each statement that updates rows costs about 50 us more (a one-row board upsert:
- * 17 us outside one, 70 us inside).
+ * memory, and each statement that updates rows costs about 50 us more, which the row-by-row
+ * writes of the ledger (see nativeSqlite) cannot afford.
  */
 @Injectable()
 export class TransactionRunner implements OnApplicationShutdown {

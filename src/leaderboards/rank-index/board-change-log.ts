@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { chunk } from '../../storage/sql-dialect';
+import { nativeSqlite } from '../../storage/sqlite-native';
 import type { BoardRef, RankKey } from '../ranking';
 
 const COLUMNS = 'space_id, sprint_id, address_key, points, reached_at, created_at';
@@ -14,13 +15,20 @@ export interface EntryState extends RankKey {
 /**
  * Appends to board_changes, in the writer's transaction: the entries it wrote, as it left them
  * (what a reader needs to set them, whatever it saw before), so the change and the write commit
- * together or not at all.
+ * together or not at all. SQLite row by row on a prepared statement (see nativeSqlite).
  */
 export async function appendEntryChanges(
   manager: EntityManager,
   entries: readonly EntryState[],
 ): Promise<void> {
   const now = Date.now();
+  const native = nativeSqlite(manager);
+  if (native) {
+    const insert = native(`INSERT INTO board_changes (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`);
+    for (const e of entries)
+      insert.run(e.spaceId, e.sprintId, e.addressKey, e.points, e.reachedAt, now);
+    return;
+  }
   for (const part of chunk(entries, ROWS_PER_STATEMENT)) {
     await manager.query(
       `INSERT INTO board_changes (${COLUMNS}) VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,

@@ -1,0 +1,50 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { dialectOf } from './sql-dialect';
+
+/** The part of a better-sqlite3 prepared statement the service uses. */
+export interface NativeStatement {
+  run(...parameters: unknown[]): unknown;
+  get(...parameters: unknown[]): unknown;
+  all(...parameters: unknown[]): unknown[];
+}
+
+/** Prepares a statement on a SQLite connection, once per connection and SQL text (keep it fixed). */
+export type PrepareNative = (sql: string) => NativeStatement;
+
+interface NativeDatabase {
+  prepare(sql: string): NativeStatement;
+}
+
+const prepared = new WeakMap<NativeDatabase, Map<string, NativeStatement>>();
+
+/**
+ * SQLite only (undefined elsewhere): the better-sqlite3 connection under a manager or data source,
+ * for statements run row by row. TypeORM's driver has one connection per data source, so inside a
+ * transaction of TransactionRunner these statements are part of it.
+ *
+ * Why: through TypeORM, a statement costs a promise, a lookup of its SQL text in a cache and a
+ * wrapper object; writing many rows therefore took multi-row statements, which SQLite runs more
+ * slowly than the same rows one by one on a prepared statement (a board upsert: about 20 us a row
+ * in statements of 500 rows, 15 us one by one).
+ */
+export function nativeSqlite(source: EntityManager | DataSource): PrepareNative | undefined {
+  if (dialectOf(source) !== 'sqlite') return undefined;
+  const connection = 'connection' in source ? source.connection : source;
+  const database = (connection.driver as unknown as { databaseConnection?: NativeDatabase })
+    .databaseConnection;
+  if (!database) return undefined;
+  let statements = prepared.get(database);
+  if (!statements) {
+    statements = new Map();
+    prepared.set(database, statements);
+  }
+  const cache = statements;
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
