@@ -20,6 +20,10 @@ export interface HealthOptions {
 const PROBE_EVERY_MS = 1_000;
 const PROBE_WHILE_DOWN_MS = 250;
 const PROBE_TIMEOUT_MS = 1_000;
+/** A timer this late means this process was busy, not waiting (a long GC pause, a large sort). */
+const STALLED_MS = 100;
+/** A process that keeps stalling still calls a silent database down, after this many restarts. */
+const MAX_RESTARTS = 3;
 
 interface PoolLike {
   on(event: 'connection', listener: (connection: { query(sql: string): unknown }) => void): void;
@@ -69,12 +73,7 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
   /** One probe now; the schedule keeps running. */
   async probe(): Promise<boolean> {
     try {
-      await Promise.race([
-        this.select1(),
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error('no answer within 1 s')), PROBE_TIMEOUT_MS).unref(),
-        ),
-      ]);
+      await Promise.race([this.select1(), noAnswerWithin(PROBE_TIMEOUT_MS)]);
       if (!this.up) {
         this.logger.log(`Database is back after ${Date.now() - (this.downSince ?? Date.now())} ms`);
         this.downSince = null;
@@ -182,4 +181,24 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
     // Connections opened before this point (migrations at start) get it too.
     for (const connection of pool._freeConnections?.toArray?.() ?? []) connection.query(statement);
   }
+}
+
+/**
+ * Rejects once `ms` has passed with this process free to read the answer. A timer that fires late
+ * fired after a stall of this process: the answer may be waiting, unread, in the socket (timers run
+ * before I/O in each turn of the event loop), so the wait starts again instead of calling the
+ * database down and refusing every request for a pause of our own.
+ */
+function noAnswerWithin(ms: number): Promise<never> {
+  return new Promise((_, reject) => {
+    let restarts = 0;
+    const wait = () => {
+      const due = performance.now() + ms;
+      setTimeout(() => {
+        if (performance.now() - due > STALLED_MS && restarts++ < MAX_RESTARTS) wait();
+        else reject(new Error(`no answer within ${ms} ms`));
+      }, ms).unref();
+    };
+    wait();
+  });
 }
