@@ -13,8 +13,10 @@ import { HttpErrorsFilter, RouteLimits } from './http/http-errors.filter';
 import { gateTokenOf, installQueryGate } from './http/query-gate';
 import { installResponseCache } from './http/response-cache';
 import { BoardChangeFeed } from './leaderboards/rank-index/board-change-feed';
+import { trackIngestRequests } from './ingest/ingest-in-flight';
 import { INGEST_PATH } from './ingest/ingest.controller';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
+import { TransactionRunner } from './storage/transaction-runner';
 
 export interface CreateAppOptions extends AppModuleExtras {
   logger?: LoggerService | LogLevel[] | false;
@@ -104,6 +106,7 @@ export async function createApp(
     rateLimits: { token: config.ingest.rateLimits, address: config.rateLimits.address },
     graphqlIde: false,
   });
+  trackIngestRequests(fastify, INGEST_PATH, app.get(TransactionRunner));
   if (config.responseCacheMs > 0) {
     const feed = app.get(BoardChangeFeed);
     installResponseCache(fastify, {

@@ -274,4 +274,46 @@ describe('TransactionRunner on SQLite', () => {
     expect(commits()).toBe(2);
     expect(await stored()).toEqual([1, 2, 3]);
   });
+
+  describe('while several requests are in flight', () => {
+    const note = (id: number) => (manager: EntityManager) => insert(manager, id).then(() => id);
+    const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('waits a moment for the units of the others, and commits them together', async () => {
+      const leave = [runner.enterRequest(), runner.enterRequest(), runner.enterRequest()];
+      // Each request's unit comes a few milliseconds after the one before (its body arriving).
+      const first = runner.run(note(1));
+      await after(4);
+      const second = runner.run(note(2));
+      await after(4);
+      const third = runner.run(note(3));
+      expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
+      expect(commits()).toBe(1);
+      for (const done of leave) done();
+    });
+
+    it('waits only a moment for a request whose unit does not come', async () => {
+      const leaveA = runner.enterRequest();
+      const leaveB = runner.enterRequest();
+      // B is still uploading its body, or was refused and never answered yet: A's unit commits.
+      expect(await runner.run(note(1))).toBe(1);
+      expect(await stored()).toEqual([1]);
+      leaveA();
+      leaveB();
+    });
+
+    it('does not wait when requests come one at a time', async () => {
+      for (const id of [1, 2]) {
+        const leave = runner.enterRequest();
+        const unit = runner.run(note(id));
+        // A unit queued a little later is not waited for: no other request was in flight.
+        await after(4);
+        const straggler = runner.run(note(id + 10));
+        expect(await Promise.all([unit, straggler])).toEqual([id, id + 10]);
+        leave();
+      }
+      expect(commits()).toBe(4);
+      expect(await stored()).toEqual([1, 2, 11, 12]);
+    });
+  });
 });

@@ -3,7 +3,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request as httpRequest } from 'node:http';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { TransactionRunner } from '../../src/storage/transaction-runner';
 import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';
 import { runCli } from '../utils/cli';
 import { DB_KINDS } from '../utils/test-databases';
@@ -251,6 +254,40 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       });
       expect([400, 413]).toContain(response.status);
     }
+  });
+
+  it('counts a request in flight from its headers until it ends, however it ends', async () => {
+    const runner = t.app.get(TransactionRunner);
+    const settled = async () => {
+      for (let i = 0; i < 50 && runner.requestsInFlight > 0; i++) await sleep(20);
+      return runner.requestsInFlight;
+    };
+    // A body still arriving: counted (SQLite: its group commit waits a moment for it).
+    const uploading = httpRequest(ingestUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-ndjson',
+        'access-token': ingestToken,
+        'content-length': '100000',
+      },
+    });
+    uploading.on('error', () => undefined);
+    uploading.write(JSON.stringify(points('flight-0', '0xF', 1, '2026-03-06T00:00:00Z')));
+    let counted = 0;
+    for (let i = 0; i < 50 && counted === 0; i++) {
+      await sleep(20);
+      counted = runner.requestsInFlight;
+    }
+    expect(counted).toBe(kind === 'sqlite' ? 1 : 0);
+    // Answered, refused at the gate, refused for its body, too large, and cut off by its client.
+    const good = JSON.stringify([points('flight-1', '0xF', 1, '2026-03-06T00:00:00Z')]);
+    expect((await post(good)).status).toBe(200);
+    expect((await post(good, 'application/json', null)).status).toBe(401);
+    expect((await post('{"type":"points"}')).status).toBe(400);
+    expect((await post(good.padEnd(200_001, ' '))).status).toBe(400);
+    uploading.destroy();
+    expect(await settled()).toBe(0);
+    expect((await walk()).rows.find((r) => r.addressKey === '0xf')?.points).toBe(1);
   });
 
   it('exports a board as CSV equal to a full page walk of /query', async () => {
