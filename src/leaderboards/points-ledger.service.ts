@@ -476,24 +476,37 @@ function boardChangesOf(
 }
 
 /**
- * SQLite: adds each change to its entry, one prepared upsert per row (see nativeSqlite), and
- * answers the entries as stored, in the order of `part`.
+ * SQLite: adds each change to its entry, one row at a time on prepared statements (see
+ * nativeSqlite), and answers the entries as stored, in the order of `part`. Each entry is read,
+ * then updated (or inserted) with the sum computed here: an upsert with RETURNING costs more, as
+ * SQLite gathers every RETURNING row into a temporary table first (in a script with this schema,
+ * 8.8-9.2 us a row against 6.6-7.4 us). Nothing else writes meanwhile: the transaction holds
+ * SQLite's only write lock.
  */
 function addToTotalsNative(native: PrepareNative, part: readonly EntryChange[]): EntryState[] {
-  const upsert = native(
+  const read = native(
+    `SELECT points, reached_at AS reachedAt FROM board_entries
+     WHERE space_id = ? AND sprint_id = ? AND address_key = ?`,
+  );
+  const update = native(
+    `UPDATE board_entries SET points = ?, reached_at = ?
+     WHERE space_id = ? AND sprint_id = ? AND address_key = ?`,
+  );
+  const insert = native(
     `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
-     VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (space_id, sprint_id, address_key) DO UPDATE SET
-       points = board_entries.points + excluded.points,
-       reached_at = MAX(board_entries.reached_at, excluded.reached_at)
-     RETURNING points, reached_at AS reachedAt`,
+     VALUES (?, ?, ?, ?, ?)`,
   );
   return part.map(({ spaceId, sprintId, addressKey, delta, reachedAt }) => {
-    const row = upsert.get(spaceId, sprintId, addressKey, delta, reachedAt) as {
-      points: number;
-      reachedAt: number;
-    };
-    return { spaceId, sprintId, addressKey, points: row.points, reachedAt: row.reachedAt };
+    const stored = read.get(spaceId, sprintId, addressKey) as
+      { points: number; reachedAt: number } | undefined;
+    if (!stored) {
+      insert.run(spaceId, sprintId, addressKey, delta, reachedAt);
+      return { spaceId, sprintId, addressKey, points: delta, reachedAt };
+    }
+    const points = stored.points + delta;
+    const at = Math.max(stored.reachedAt, reachedAt);
+    update.run(points, at, spaceId, sprintId, addressKey);
+    return { spaceId, sprintId, addressKey, points, reachedAt: at };
   });
 }
 
