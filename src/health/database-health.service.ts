@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Connection, createConnection } from 'mysql2/promise';
+import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { dialectOf } from '../storage/sql-dialect';
 

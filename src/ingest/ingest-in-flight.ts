@@ -11,7 +11,7 @@ import type { TransactionRunner } from '../storage/transaction-runner';
 export function trackIngestRequests(
   fastify: FastifyInstance,
   path: string,
-  runner: TransactionRunner,
+  runner: Pick<TransactionRunner, 'enterRequest'>,
 ): void {
   addRouteHooks(
     fastify,
@@ -19,7 +19,10 @@ export function trackIngestRequests(
     { path },
     {
       onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        reply.raw.once('close', runner.enterRequest());
+        const leave = runner.enterRequest();
+        // A client that went away while the gate awaited: 'close' was emitted already.
+        if (reply.raw.closed || reply.raw.destroyed) leave();
+        else reply.raw.once('close', leave);
         done();
       },
     },

@@ -168,7 +168,8 @@ export class PointsLedgerService {
    * Applies new events in order and answers the keys it refused: an event that would take a total
    * out of GraphQL's Int range, which would make the whole board unreadable.
    *
-   * Optimistic: every event is added to the totals without reading them, and the totals that result
+   * Optimistic: every event is added to the totals without a locking read (SQLite reads each
+   * entry and writes the sum; MySQL/MariaDB add in the statement), and the totals that result
    * are checked; a running total that left the range throws TotalOutOfRange (see RangeCheck). No
    * savepoint here: on SQLite one kept a copy of every page the batch touched, in memory (about
    * 700 MB for a 50,000-record import batch; TransactionRunner sets none). Adding without a

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { DataSource, EntityManager, Logger } from 'typeorm';
 import { afterCommit, TransactionRunner } from './transaction-runner';
 
@@ -278,14 +279,16 @@ describe('TransactionRunner on SQLite', () => {
   describe('while several requests are in flight', () => {
     const note = (id: number) => (manager: EntityManager) => insert(manager, id).then(() => id);
     const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
 
     it('waits a moment for the units of the others, and commits them together', async () => {
       const leave = [runner.enterRequest(), runner.enterRequest(), runner.enterRequest()];
-      // Each request's unit comes a few milliseconds after the one before (its body arriving).
+      // Each request's unit comes a turn of the event loop after the one before (its body
+      // arriving): later than the group would start without waiting.
       const first = runner.run(note(1));
-      await after(4);
+      await turn();
       const second = runner.run(note(2));
-      await after(4);
+      await turn();
       const third = runner.run(note(3));
       expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
       expect(commits()).toBe(1);
@@ -295,8 +298,12 @@ describe('TransactionRunner on SQLite', () => {
     it('waits only a moment for a request whose unit does not come', async () => {
       const leaveA = runner.enterRequest();
       const leaveB = runner.enterRequest();
-      // B is still uploading its body, or was refused and never answered yet: A's unit commits.
+      // B is still uploading its body: A's unit commits after a moment (20 ms), not after B.
+      const started = performance.now();
       expect(await runner.run(note(1))).toBe(1);
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(15);
+      expect(waited).toBeLessThan(1000);
       expect(await stored()).toEqual([1]);
       leaveA();
       leaveB();

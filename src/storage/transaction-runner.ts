@@ -156,25 +156,31 @@ export class TransactionRunner implements OnApplicationShutdown {
   }
 
   private async drain(): Promise<void> {
+    // Units the last group left over (its budget ran out, or a unit before them failed).
+    let carried = false;
     for (;;) {
       if (this.pending.length === 0) {
         this.draining = undefined;
         return;
       }
       // One turn of the event loop first: requests whose bodies have arrived queue their units
-      // and join the group. Then, if requests come several at a time, those of the others.
+      // and join the group. Then, if requests come several at a time, those of the others;
+      // units left over by the last group have waited long enough.
       await new Promise((resolve) => setImmediate(resolve));
-      await this.awaitCompany();
+      if (!carried) await this.awaitCompany();
       const group = this.pending.splice(0, MAX_GROUP);
       let results: UnitResult[];
       try {
         results = await this.runGroupWithRetry(group);
       } catch (error) {
         for (const unit of group) unit.reject(error);
+        carried = false;
         continue;
       }
       // Units the group did not answer (no time left, or after a failed unit) go first in the next.
-      this.pending.unshift(...group.slice(results.length));
+      const left = group.slice(results.length);
+      this.pending.unshift(...left);
+      carried = left.length > 0;
       results.forEach((result, i) => this.settle(group[i], result));
     }
   }

@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request as httpRequest } from 'node:http';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { TransactionRunner } from '../../src/storage/transaction-runner';
 import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';

@@ -53,20 +53,25 @@ describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
     });
   });
 
-  it('does not call the database down when this process, not the database, stalls', async () => {
-    const health = t.app.get(DatabaseHealth);
-    expect(await health.probe()).toBe(true);
-    for (let round = 0; round < 3; round++) {
-      const probing = health.probe();
-      // Busy for longer than the probe's 1 s timeout, as in a long GC pause: the database's
-      // answer arrives meanwhile, and is read only after the probe's timer is overdue.
-      const until = Date.now() + 1_300;
-      while (Date.now() < until);
-      expect(await probing).toBe(true);
-      expect(health.isUp()).toBe(true);
-    }
-    expect((await fetch(t.url.replace('/query', '/health/ready'))).status).toBe(200);
-  });
+  // SQLite answers inside the process, before an overdue timer runs: only a server can be late.
+  const onServer = kind === 'mariadb' ? it : it.skip;
+  onServer(
+    'does not call the database down when this process, not the database, stalls',
+    async () => {
+      const health = t.app.get(DatabaseHealth);
+      expect(await health.probe()).toBe(true);
+      for (let round = 0; round < 3; round++) {
+        const probing = health.probe();
+        // Busy for longer than the probe's 1 s timeout, as in a long GC pause: the database's
+        // answer arrives meanwhile, and is read only after the probe's timer is overdue.
+        const until = Date.now() + 1_300;
+        while (Date.now() < until);
+        expect(await probing).toBe(true);
+        expect(health.isUp()).toBe(true);
+      }
+      expect((await fetch(t.url.replace('/query', '/health/ready'))).status).toBe(200);
+    },
+  );
 });
 
 // The faults below need a server database: SQLite runs inside the process, cannot be stopped

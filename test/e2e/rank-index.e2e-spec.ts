@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -184,7 +184,8 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
       const points = random() < 0.15 ? -Math.floor(random() * 600) : 1 + Math.floor(random() * 300);
       lines.push(JSON.stringify(pointsRecord(address, points, 60 + Math.floor(random() * 30))));
     }
-    const file = join(mkdtempSync(join(tmpdir(), 'rank-index-')), 'writes.ndjson');
+    const dir = mkdtempSync(join(tmpdir(), 'rank-index-'));
+    const file = join(dir, 'writes.ndjson');
     writeFileSync(file, lines.join('\n'));
     const feed = b.app.get(BoardChangeFeed);
     const importing = runCli(['import', file, '--batch-size', '200'], { DATABASE_URL: a.db.url });
@@ -194,6 +195,7 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
     const walked = await walk(b);
     const versionAtEnd = feed.version;
     const result = await importing;
+    rmSync(dir, { recursive: true, force: true });
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).toMatch(/: 40000 accepted, 0 duplicates, 0 refused/);
     // Changes kept arriving while the walk went on.
