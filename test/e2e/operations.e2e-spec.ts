@@ -54,10 +54,8 @@ describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
   });
 
   // SQLite answers inside the process, before an overdue timer runs: only a server can be late.
-  const onServer = kind === 'mariadb' ? it : it.skip;
-  onServer(
-    'does not call the database down when this process, not the database, stalls',
-    async () => {
+  if (kind === 'mariadb') {
+    it('does not call the database down when this process, not the database, stalls', async () => {
       const health = t.app.get(DatabaseHealth);
       expect(await health.probe()).toBe(true);
       for (let round = 0; round < 3; round++) {
@@ -70,8 +68,8 @@ describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
         expect(health.isUp()).toBe(true);
       }
       expect((await fetch(t.url.replace('/query', '/health/ready'))).status).toBe(200);
-    },
-  );
+    });
+  }
 });
 
 // The faults below need a server database: SQLite runs inside the process, cannot be stopped
