@@ -7,7 +7,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import type { SprintEntity } from '../spaces/sprint.entity';
 import { SpacesService } from '../spaces/spaces.service';
 import { chunk, Dialect, dialectOf, num, upsertSql } from '../storage/sql-dialect';
-import { nativeSqlite, PrepareNative } from '../storage/sqlite-native';
+import { insertRows, nativeSqlite, PrepareNative } from '../storage/sqlite-native';
 import {
   announceAsReset,
   appendBoardReset,
@@ -265,7 +265,6 @@ export class PointsLedgerService {
     manager: EntityManager,
     part: readonly EntryChange[],
   ): Promise<EntryState[]> {
-    const { spaceId, sprintId } = part[0];
     const native = nativeSqlite(manager);
     if (native) return addToTotalsNative(native, part);
     const upsert = upsertSql(
@@ -284,6 +283,7 @@ export class PointsLedgerService {
       await manager.query(upsert, values);
       rows = await this.selectTotals(manager, part[0], part);
     }
+    const { spaceId, sprintId } = part[0];
     const byAddress = new Map(rows.map((row) => [String(row.addressKey), row]));
     return part.map(({ addressKey }) => {
       const row = byAddress.get(addressKey)!;
@@ -327,18 +327,13 @@ export class PointsLedgerService {
   /** In key order, so that concurrent writers of one key queue instead of deadlocking. */
   private async insertEvents(manager: EntityManager, events: readonly LedgerEvent[]) {
     const ordered = [...events].sort((a, b) => compareText(a.key, b.key));
-    const native = nativeSqlite(manager);
-    if (native) {
-      const insert = native(`INSERT INTO points_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)`);
-      for (const e of ordered) insert.run(e.key, e.spaceId, e.addressKey, e.points, e.occurredAt);
-      return;
-    }
-    for (const part of chunk(ordered, IN_CHUNK)) {
-      await manager.query(
-        `INSERT INTO points_events (${EVENT_COLUMNS}) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-        part.flatMap((e) => [e.key, e.spaceId, e.addressKey, e.points, e.occurredAt]),
-      );
-    }
+    await insertRows(manager, 'points_events', EVENT_COLUMNS, ordered, (e) => [
+      e.key,
+      e.spaceId,
+      e.addressKey,
+      e.points,
+      e.occurredAt,
+    ]);
   }
 
   private async entryCount(
@@ -416,7 +411,7 @@ function writeEntryCount(
 }
 
 const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
-const EVENT_COLUMNS = 'event_key, space_id, address_key, points, occurred_at';
+const EVENT_COLUMNS = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
 
 const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
   `${spaceId}\u0000${sprintId}\u0000${addressKey}`;

@@ -13,6 +13,11 @@ function valuesClause(columns: readonly string[], rows: number): string {
   return Array.from({ length: rows }, () => row).join(', ');
 }
 
+/** A plain INSERT of `rows` rows. */
+export function insertSql(table: string, columns: readonly string[], rows: number): string {
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`;
+}
+
 /** INSERT that skips rows whose key already exists. */
 export function insertIgnoreSql(
   dialect: Dialect,
@@ -36,7 +41,7 @@ export function upsertSql(
   updates: Readonly<Record<string, 'set' | 'add' | 'max'>>,
   rows: number,
 ): string {
-  const insert = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`;
+  const insert = insertSql(table, columns, rows);
   const assignments = Object.entries(updates).map(([column, how]) => {
     const incoming = dialect === 'sqlite' ? `excluded.${column}` : `VALUES(${column})`;
     const current = dialect === 'sqlite' ? `${table}.${column}` : column;

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { dialectOf } from './sql-dialect';
+import { chunk, dialectOf, insertSql } from './sql-dialect';
 
 /** The part of a better-sqlite3 prepared statement the service uses. */
 export interface NativeStatement {
@@ -46,4 +46,29 @@ export function nativeSqlite(source: EntityManager | DataSource): PrepareNative 
     }
     return statement;
   };
+}
+
+/** Rows per multi-row INSERT on MySQL/MariaDB (well under their placeholder limit). */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * Inserts rows in the manager's transaction, in the order given: on SQLite one by one on a
+ * prepared statement (see nativeSqlite), elsewhere ROWS_PER_INSERT rows to a statement.
+ */
+export async function insertRows<T>(
+  manager: EntityManager,
+  table: string,
+  columns: readonly string[],
+  rows: readonly T[],
+  valuesOf: (row: T) => unknown[],
+): Promise<void> {
+  const native = nativeSqlite(manager);
+  if (native) {
+    const insert = native(insertSql(table, columns, 1));
+    for (const row of rows) insert.run(...valuesOf(row));
+    return;
+  }
+  for (const part of chunk(rows, ROWS_PER_INSERT)) {
+    await manager.query(insertSql(table, columns, part.length), part.flatMap(valuesOf));
+  }
 }

@@ -1,10 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import { chunk } from '../../storage/sql-dialect';
-import { nativeSqlite } from '../../storage/sqlite-native';
+import { insertRows } from '../../storage/sqlite-native';
 import type { BoardRef, RankKey } from '../ranking';
 
-const COLUMNS = 'space_id, sprint_id, address_key, points, reached_at, created_at';
-const ROWS_PER_STATEMENT = 500;
+const COLUMNS = ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at', 'created_at'];
 
 /** An entry as a transaction left it: its board, address, total and reachedAt. */
 export interface EntryState extends RankKey {
@@ -15,26 +13,21 @@ export interface EntryState extends RankKey {
 /**
  * Appends to board_changes, in the writer's transaction: the entries it wrote, as it left them
  * (what a reader needs to set them, whatever it saw before), so the change and the write commit
- * together or not at all. SQLite row by row on a prepared statement (see nativeSqlite).
+ * together or not at all.
  */
 export async function appendEntryChanges(
   manager: EntityManager,
   entries: readonly EntryState[],
 ): Promise<void> {
   const now = Date.now();
-  const native = nativeSqlite(manager);
-  if (native) {
-    const insert = native(`INSERT INTO board_changes (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`);
-    for (const e of entries)
-      insert.run(e.spaceId, e.sprintId, e.addressKey, e.points, e.reachedAt, now);
-    return;
-  }
-  for (const part of chunk(entries, ROWS_PER_STATEMENT)) {
-    await manager.query(
-      `INSERT INTO board_changes (${COLUMNS}) VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
-      part.flatMap((e) => [e.spaceId, e.sprintId, e.addressKey, e.points, e.reachedAt, now]),
-    );
-  }
+  await insertRows(manager, 'board_changes', COLUMNS, entries, (e) => [
+    e.spaceId,
+    e.sprintId,
+    e.addressKey,
+    e.points,
+    e.reachedAt,
+    now,
+  ]);
 }
 
 /** Batches up to this many entries of a board are always announced entry by entry. */
@@ -52,9 +45,8 @@ export function announceAsReset(changes: number, entries: number): boolean {
 
 /** Appends "this whole board changed": readers drop what they hold of it and load it again. */
 export async function appendBoardReset(manager: EntityManager, board: BoardRef): Promise<void> {
-  await manager.query(`INSERT INTO board_changes (${COLUMNS}) VALUES (?, ?, NULL, 0, 0, ?)`, [
-    board.spaceId,
-    board.sprintId,
-    Date.now(),
-  ]);
+  await manager.query(
+    `INSERT INTO board_changes (${COLUMNS.join(', ')}) VALUES (?, ?, NULL, 0, 0, ?)`,
+    [board.spaceId, board.sprintId, Date.now()],
+  );
 }
