@@ -140,7 +140,7 @@ export class TransactionRunner implements OnApplicationShutdown {
   private recentPeak(): number {
     const now = performance.now();
     if (now - this.peak.windowStart >= PEAK_WINDOW_MS) {
-      // A window with nothing in flight leaves no peak behind it.
+      // Two windows late: no request entered in the one that just ended, so it leaves no peak.
       const idle = now - this.peak.windowStart >= 2 * PEAK_WINDOW_MS;
       this.peak = { now: 0, before: idle ? 0 : this.peak.now, windowStart: now };
     }
