@@ -11,6 +11,7 @@ import { InitialSchema1763700000000 } from './storage/migrations/1763700000000-i
 import { TokenScopes1763900000000 } from './storage/migrations/1763900000000-token-scopes';
 import { BoardChanges1764000000000 } from './storage/migrations/1764000000000-board-changes';
 import { SqliteClusteredLedger1764100000000 } from './storage/migrations/1764100000000-sqlite-clustered-ledger';
+import { SqliteLedgerDayIndex1764200000000 } from './storage/migrations/1764200000000-sqlite-ledger-day-index';
 import { ServiceSettingEntity } from './storage/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -33,4 +34,5 @@ export const LOYALTY_MIGRATIONS = [
   TokenScopes1763900000000,
   BoardChanges1764000000000,
   SqliteClusteredLedger1764100000000,
+  SqliteLedgerDayIndex1764200000000,
 ];

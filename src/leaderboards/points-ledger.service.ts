@@ -124,12 +124,13 @@ export class PointsLedgerService {
   async rebuildSprintBoard(manager: EntityManager, sprint: SprintEntity): Promise<void> {
     const board = [sprint.spaceId, sprint.id];
     await manager.query('DELETE FROM board_entries WHERE space_id = ? AND sprint_id = ?', board);
+    const { where, params } = sprintWindow(dialectOf(manager), sprint);
     await manager.query(
       `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
        SELECT space_id, ?, address_key, SUM(points), MAX(occurred_at) FROM points_events
-       WHERE space_id = ? AND occurred_at >= ? AND occurred_at < ?
+       WHERE ${where}
        GROUP BY space_id, address_key`,
-      [sprint.id, sprint.spaceId, sprint.startTime, sprint.endTime],
+      [sprint.id, ...params],
     );
     const [row]: Array<Record<string, unknown>> = await manager.query(
       'SELECT COUNT(*) AS entries FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > 0',
@@ -387,6 +388,33 @@ export class PointsLedgerService {
       [board.spaceId, board.sprintId, ...part.map((change) => change.addressKey)],
     );
   }
+}
+
+/** The day buckets of SQLite's ledger time index (migration 1764200000000). */
+const LEDGER_DAY_MS = 86_400_000;
+
+/**
+ * The ledger events of a sprint's space and window. SQLite's time index holds days (see migration
+ * 1764200000000): the condition names the days the window spans, which the index finds, and then
+ * the exact window. SQLite's integer division truncates toward 0, as Math.trunc does, and never
+ * decreases as time grows: an event of the window lies on a day from that of its start to that of
+ * its last millisecond.
+ */
+function sprintWindow(dialect: Dialect, sprint: SprintEntity): { where: string; params: number[] } {
+  const exact = [sprint.spaceId, sprint.startTime, sprint.endTime];
+  if (dialect !== 'sqlite')
+    return { where: 'space_id = ? AND occurred_at >= ? AND occurred_at < ?', params: exact };
+  return {
+    where: `space_id = ? AND occurred_at / ${LEDGER_DAY_MS} BETWEEN ? AND ?
+       AND occurred_at >= ? AND occurred_at < ?`,
+    params: [
+      sprint.spaceId,
+      Math.trunc(sprint.startTime / LEDGER_DAY_MS),
+      Math.trunc((sprint.endTime - 1) / LEDGER_DAY_MS),
+      sprint.startTime,
+      sprint.endTime,
+    ],
+  };
 }
 
 /** Sets or adds to a board's entry counter (creating its row). */

@@ -32,6 +32,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'TokenScopes1763900000000',
       'BoardChanges1764000000000',
       'SqliteClusteredLedger1764100000000',
+      'SqliteLedgerDayIndex1764200000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -47,6 +48,24 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       kind === 'sqlite'
         ? /points DESC, reached_at, address_key/
         : /points D,reached_at A,address_key A/,
+    );
+  });
+
+  it("index the ledger's time by day on SQLite, by exact time elsewhere", async () => {
+    const sql =
+      kind === 'sqlite'
+        ? "SELECT name, sql AS definition FROM sqlite_master WHERE type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL"
+        : "SELECT index_name AS name, GROUP_CONCAT(column_name ORDER BY seq_in_index) AS definition FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'points_events' AND index_name <> 'PRIMARY' GROUP BY index_name";
+    const rows: Array<{ name: string; definition: string }> = await dataSource.query(sql);
+    expect(rows.map((row) => [row.name, String(row.definition).replace(/\s+/g, ' ')])).toEqual(
+      kind === 'sqlite'
+        ? [
+            [
+              'ix_points_events_space_day',
+              'CREATE INDEX ix_points_events_space_day ON points_events (space_id, occurred_at / 86400000)',
+            ],
+          ]
+        : [['ix_points_events_space_time', 'space_id,occurred_at']],
     );
   });
 
@@ -75,6 +94,17 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       await dataSource.query('SELECT * FROM board_entries ORDER BY address_key'),
     ];
     const written = await rows();
+    const ledgerIndexes = async () =>
+      kind === 'sqlite'
+        ? (
+            await dataSource.query(
+              "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL",
+            )
+          ).map((row: { name: string }) => row.name)
+        : [];
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_time'] : []);
+    expect(await rows()).toEqual(written);
     const withoutRowid = async () =>
       kind === 'sqlite'
         ? (
@@ -91,8 +121,8 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     expect(await rows()).toEqual(written);
     await dataSource.runMigrations({ transaction: 'each' });
     expect(await rows()).toEqual(written);
-    await dataSource.undoLastMigration({ transaction: 'each' });
-    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_day'] : []);
+    for (let i = 0; i < 3; i++) await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['board_changes', 'board_entries'])).toEqual(['board_entries']);
     await dataSource.undoLastMigration({ transaction: 'each' });
     const columns: Array<{ name: string }> = await dataSource.query(
@@ -105,7 +135,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['spaces', 'board_entries', 'admins', 'admin_sessions'])).toEqual([]);
-    expect(await dataSource.runMigrations()).toHaveLength(5);
+    expect(await dataSource.runMigrations()).toHaveLength(6);
   });
 });
 
@@ -143,6 +173,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'TokenScopes1763900000000',
         'BoardChanges1764000000000',
         'SqliteClusteredLedger1764100000000',
+        'SqliteLedgerDayIndex1764200000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
