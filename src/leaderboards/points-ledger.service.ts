@@ -398,7 +398,8 @@ const LEDGER_DAY_MS = 86_400_000;
  * 1764200000000): the condition names the days the window spans, which the index finds, and then
  * the exact window. SQLite's integer division truncates toward 0, as Math.trunc does, and never
  * decreases as time grows: an event of the window lies on a day from that of its start to that of
- * its last millisecond.
+ * its last millisecond. That holds for whole milliseconds, which is all the ledger holds (times
+ * come from parseIsoTime; SQLite stores a whole-valued number as an integer in this column).
  */
 function sprintWindow(dialect: Dialect, sprint: SprintEntity): { where: string; params: number[] } {
   const exact = [sprint.spaceId, sprint.startTime, sprint.endTime];
