@@ -94,25 +94,19 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       await dataSource.query('SELECT * FROM board_entries ORDER BY address_key'),
     ];
     const written = await rows();
-    const ledgerIndexes = async () =>
+    // SQLite's catalogue: names of the schema objects that match, sorted.
+    const sqliteNames = async (where: string): Promise<string[]> =>
       kind === 'sqlite'
         ? (
-            await dataSource.query(
-              "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL",
-            )
+            await dataSource.query(`SELECT name FROM sqlite_master WHERE ${where} ORDER BY name`)
           ).map((row: { name: string }) => row.name)
         : [];
+    const ledgerIndexes = () =>
+      sqliteNames("type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL");
+    const withoutRowid = () => sqliteNames("type = 'table' AND sql LIKE '%WITHOUT ROWID%'");
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_time'] : []);
     expect(await rows()).toEqual(written);
-    const withoutRowid = async () =>
-      kind === 'sqlite'
-        ? (
-            await dataSource.query(
-              "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%WITHOUT ROWID%' ORDER BY name",
-            )
-          ).map((row: { name: string }) => row.name)
-        : [];
     expect(await withoutRowid()).toEqual(
       kind === 'sqlite' ? ['board_entries', 'points_events'] : [],
     );
