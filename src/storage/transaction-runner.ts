@@ -18,9 +18,11 @@ export function afterCommit(manager: EntityManager, hook: () => void): void {
 const RETRYABLE: Record<string, number> = {
   ER_LOCK_DEADLOCK: 5,
   ER_LOCK_WAIT_TIMEOUT: 5,
-  // A duplicate key raced in by another writer resolves on the first re-run (the unit then sees
-  // the committed row); one that persists is a real conflict, not a race.
-  ER_DUP_ENTRY: 2,
+  // A duplicate key raced in by another writer: it has committed (the insert waited for it), and
+  // the re-run sees its row. Concurrent deliveries of overlapping batches race a unit again on a
+  // key of each writer it meets, so a re-run may meet another; the same key twice is a real
+  // conflict, not a race (see backOffOrThrow).
+  ER_DUP_ENTRY: 20,
   // Another process holds SQLite's write lock past busy_timeout, or a deferred transaction could
   // not upgrade its lock: wait and run again.
   SQLITE_BUSY: 20,
@@ -244,7 +246,7 @@ export class TransactionRunner implements OnApplicationShutdown {
    * not reach included.
    */
   private async runGroupWithRetry(group: readonly PendingUnit[]): Promise<UnitResult[]> {
-    const attempts = new Map<string, number>();
+    const attempts = newAttempts();
     for (;;) {
       try {
         return await this.runGroup(await this.writerSource(), group);
@@ -310,7 +312,7 @@ export class TransactionRunner implements OnApplicationShutdown {
     source: DataSource,
     work: (manager: EntityManager) => Promise<T>,
   ): Promise<T> {
-    const attempts = new Map<string, number>();
+    const attempts = newAttempts();
     for (;;) {
       const committed: Array<() => void> = [];
       try {
@@ -331,19 +333,34 @@ export class TransactionRunner implements OnApplicationShutdown {
 
   /**
    * Waits before another attempt, or throws the error when it is not retried (again). Attempts
-   * are counted per kind of error: a deadlock first does not use up a duplicate key's one re-run.
+   * are counted per kind of error: deadlocks first do not use up a duplicate key's re-runs. A
+   * duplicate key is thrown when the last attempt met the same one.
    */
-  private async backOffOrThrow(error: unknown, attempts: Map<string, number>): Promise<void> {
+  private async backOffOrThrow(error: unknown, attempts: Attempts): Promise<void> {
     const code = codeOf(error) ?? '';
     const family = RETRY_FAMILY[code] ?? code;
-    const attempt = (attempts.get(family) ?? 0) + 1;
-    attempts.set(family, attempt);
+    const attempt = (attempts.byFamily.get(family) ?? 0) + 1;
+    attempts.byFamily.set(family, attempt);
     if (attempt >= retryLimitOf(error)) throw error;
+    if (code === 'ER_DUP_ENTRY') {
+      // "Duplicate entry 'k' for key 'PRIMARY'": the key and the index.
+      const entry = messageOf(error);
+      if (entry === attempts.lastDuplicate) throw error;
+      attempts.lastDuplicate = entry;
+    }
     await new Promise((resolve) =>
       setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),
     );
   }
 }
+
+/** A unit's failed attempts so far, by kind of error, and the duplicate key its last one met. */
+interface Attempts {
+  byFamily: Map<string, number>;
+  lastDuplicate?: string;
+}
+
+const newAttempts = (): Attempts => ({ byFamily: new Map() });
 
 /** A unit of a group failed: the group's transaction is rolled back (see runGroupWithRetry). */
 class UnitFailed extends Error {
@@ -359,6 +376,11 @@ class UnitFailed extends Error {
 function retryLimitOf(error: unknown): number {
   const code = codeOf(error);
   return code ? (RETRYABLE[code] ?? 1) : 1;
+}
+
+function messageOf(error: unknown): string {
+  const e = error as { message?: unknown; driverError?: { sqlMessage?: unknown } };
+  return String(e.driverError?.sqlMessage ?? e.message);
 }
 
 function codeOf(error: unknown): string | undefined {

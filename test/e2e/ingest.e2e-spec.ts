@@ -188,6 +188,42 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     expect(new Map(rows.map((r) => [r.addressKey, r.points]))).toEqual(expected);
   });
 
+  it('applies each record once when 20 deliveries of overlapping batches race', async () => {
+    // Request i of a round carries keys [25i, 25i + 100): most keys come in four requests at once,
+    // as when retried batches of a feed overlap. MySQL/MariaDB writers meet on each shared key.
+    const expected = new Map<string, number>();
+    let sent = 0;
+    for (let round = 0; round < 3; round++) {
+      // A token per round: 60 requests in a moment are over one token's rate limit.
+      const { token } = await t.app.get(AccessTokensService).create(`lap-${round}`, ['ingest']);
+      const record = (k: number) =>
+        points(`lap-${round}-${k}`, `0xLAP${k % 37}`, 1 + (k % 5), '2026-03-04T00:00:00Z');
+      const keys = 19 * 25 + 100;
+      for (let k = 0; k < keys; k++) {
+        const { address, points: value } = record(k);
+        expected.set(address.toLowerCase(), (expected.get(address.toLowerCase()) ?? 0) + value);
+      }
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          post(
+            JSON.stringify(Array.from({ length: 100 }, (_, j) => record(i * 25 + j))),
+            'application/json',
+            token,
+          ),
+        ),
+      );
+      expect(answers.map((a) => [a.status, a.body.errors?.[0]?.message])).toEqual(
+        Array(20).fill([200, undefined]),
+      );
+      expect(answers.reduce((sum, a) => sum + a.body.accepted, 0)).toBe(keys);
+      expect(answers.reduce((sum, a) => sum + a.body.duplicates, 0)).toBe(20 * 100 - keys);
+      sent += keys;
+    }
+    const rows = (await walk()).rows.filter((r) => r.addressKey.startsWith('0xlap'));
+    expect(new Map(rows.map((r) => [r.addressKey, r.points]))).toEqual(expected);
+    expect(sent).toBe(3 * 575);
+  });
+
   it('takes deductions, and an address whose total drops to 0 or below leaves the board', async () => {
     const start = await walk();
     await post(JSON.stringify([points('ded-1', '0xDED', 25, '2026-03-05T00:00:00Z')]));
