@@ -244,10 +244,19 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
     expect((await t.gql('{ __typename }', undefined, { token: ingest.stdout.trim() })).status).toBe(
       403,
     );
+    const ingestWith = (token: string) =>
+      fetch(t.url.replace(/\/query$/, '/ingest'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'access-token': token },
+        body: '[]',
+      }).then((response) => response.status);
+    expect(await ingestWith(ingest.stdout.trim())).toBe(200);
+    expect(await ingestWith(both.stdout.trim())).toBe(200);
 
     const plain = await runCli(['token', 'create', '--name', 'cli-plain'], env);
     expect(plain.code).toBe(0);
     expect(await scopesOf('cli-plain')).toEqual(['query']);
+    expect(await ingestWith(plain.stdout.trim())).toBe(403);
 
     for (const scope of ['query,admin', 'Query', '', 'query,']) {
       const refused = await runCli(

@@ -233,13 +233,13 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
       ).map((row) => row.scopes);
 
     it.each([
-      [['query', 'ingest'], ['ingest', 'query'], 'ingest,query', 200],
-      [['ingest', 'ingest'], ['ingest'], 'ingest', 403],
-      [['query'], ['query'], 'query', 200],
-      [undefined, ['query'], 'query', 200],
+      [['query', 'ingest'], ['ingest', 'query'], 'ingest,query', 200, 200],
+      [['ingest', 'ingest'], ['ingest'], 'ingest', 403, 200],
+      [['query'], ['query'], 'query', 200, 403],
+      [undefined, ['query'], 'query', 200, 403],
     ])(
-      'creates a token with scopes %j: answers and lists %j, stores %s, /query answers %i',
-      async (scopes, expected, stored, status) => {
+      'creates a token with scopes %j: answers and lists %j, stores %s, /query answers %i, /ingest %i',
+      async (scopes, expected, stored, status, ingestStatus) => {
         const client = await signedIn();
         const name = `scoped ${JSON.stringify(scopes)}`;
         const response = await create(client, scopes === undefined ? { name } : { name, scopes });
@@ -258,6 +258,16 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
             code: 'INSUFFICIENT_SCOPE',
             http_status: 403,
           });
+        const ingest = await fetch(t.url.replace(/\/query$/, '/ingest'), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'access-token': body.token },
+          body: '[]',
+        });
+        expect(ingest.status).toBe(ingestStatus);
+        const answer = (await ingest.json()) as any;
+        if (ingestStatus === 200)
+          expect(answer).toEqual({ accepted: 0, duplicates: 0, refused: 0, results: [] });
+        else expect(answer.errors[0].message).toBe("Access token lacks the 'ingest' scope");
       },
     );
 

@@ -36,7 +36,8 @@ const WINDOWS = {
   12: { start: SPRINTS[1].startTime, end: SPRINTS[1].endTime },
 };
 
-const BOARD = `query($s: Int, $after: String) { space(id: 1) { loyaltyPointsRanks(sprintId: $s, first: 1000, cursorAfter: $after) {
+// Pages of 7: a walk of these boards (tens of entries) crosses several pages.
+const BOARD = `query($s: Int, $after: String) { space(id: 1) { loyaltyPointsRanks(sprintId: $s, first: 7, cursorAfter: $after) {
   totalCount pageInfo { hasNextPage endCursor } list { rank points address { id address username } } } } }`;
 
 const points = (key: string, address: string, value: number, occurredAt: string) => ({
@@ -113,7 +114,18 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     const body = JSON.stringify([points('scope-1', '0xS', 5, '2026-03-02T00:00:00Z')]);
     const queryOnly = await post(body, 'application/json', t.token);
     expect(queryOnly.status).toBe(403);
-    expect(queryOnly.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+    expect(queryOnly.body.errors).toEqual([
+      {
+        message: "Access token lacks the 'ingest' scope",
+        extensions: {
+          code: 'INSUFFICIENT_SCOPE',
+          category: 'AUTHENTICATION',
+          http_status: 403,
+          request_id: expect.any(String),
+          timestamp: expect.any(String),
+        },
+      },
+    ]);
     const none = await post(body, 'application/json', null);
     expect(none.status).toBe(401);
     expect(none.body.errors[0].extensions.code).toBe('TOKEN_REQUIRED');
@@ -135,9 +147,8 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       { line: 3, status: 'refused', field: 'points', reason: 'points must be an integer' },
       { line: 4, status: 'accepted' },
     ]);
-    const keys = (await walk()).rows.map((r) => r.addressKey);
-    expect(keys).toEqual(expect.arrayContaining(['0xb1', '0xb3']));
-    expect(keys).not.toContain('0xb2');
+    const board = new Map((await walk()).rows.map((r) => [r.addressKey, r.points]));
+    expect([board.get('0xb1'), board.get('0xb2'), board.get('0xb3')]).toEqual([10, undefined, 10]);
   });
 
   it('acknowledges a repeated delivery, refuses a conflicting one, and changes nothing', async () => {
@@ -224,6 +235,63 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     expect(sent).toBe(3 * 575);
   });
 
+  it('leaves nothing of a request that fails in the database half-way, and answers the others', async () => {
+    // A board row that cannot be written: the request's ledger rows and its other board rows are
+    // written by then.
+    const source = t.app.get(DataSource);
+    await source.query(
+      kind === 'sqlite'
+        ? `CREATE TRIGGER fail_boom BEFORE INSERT ON board_entries WHEN NEW.address_key = '0xboom'
+           BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`
+        : `CREATE TRIGGER fail_boom BEFORE INSERT ON board_entries FOR EACH ROW
+           BEGIN IF NEW.address_key = '0xboom' THEN
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'disk on fire'; END IF; END`,
+    );
+    const half = [
+      points('half-1', '0xAAA', 5, '2026-03-04T00:00:00Z'),
+      points('half-2', '0xBOOM', 7, '2026-03-04T00:00:00Z'),
+      points('half-3', '0xZZZ', 9, '2026-03-10T00:00:00Z'),
+      points('half-4', '0xD1', 1, '2026-03-04T00:00:00Z'), // an address already on the board
+    ];
+    const totals = async (sprintId?: number) =>
+      new Map((await walk(sprintId)).rows.map((r) => [r.addressKey, r.points]));
+    const ledger = async () =>
+      (
+        await source.query(`SELECT COUNT(*) AS n FROM points_events WHERE event_key LIKE 'half-%'`)
+      )[0].n;
+    const before = [await totals(), await totals(11), await totals(12)];
+    try {
+      // With another request at the same time: on SQLite both may share one transaction.
+      const [failed, other] = await Promise.all([
+        post(JSON.stringify(half)),
+        post(JSON.stringify([points('whole-1', '0xWHOLE', 4, '2026-03-04T00:00:00Z')])),
+      ]);
+      expect(failed.status).toBe(500);
+      expect(failed.body.errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
+      expect(JSON.stringify(failed.body)).not.toContain('disk on fire');
+      expect(other.status).toBe(200);
+      expect(other.body.accepted).toBe(1);
+    } finally {
+      await source.query('DROP TRIGGER fail_boom');
+    }
+    expect(Number(await ledger())).toBe(0);
+    expect([await totals(), await totals(11), await totals(12)]).toEqual([
+      new Map([...before[0], ['0xwhole', 4]]),
+      new Map([...before[1], ['0xwhole', 4]]),
+      before[2],
+    ]);
+    // Sent again, it applies whole.
+    expect((await post(JSON.stringify(half))).body).toMatchObject({ accepted: 4 });
+    const allTime = await totals();
+    expect(['0xaaa', '0xboom', '0xzzz', '0xd1'].map((a) => allTime.get(a))).toEqual([
+      5,
+      7,
+      9,
+      before[0].get('0xd1')! + 1,
+    ]);
+    expect((await totals(12)).get('0xzzz')).toBe(9);
+  });
+
   it('takes deductions, and an address whose total drops to 0 or below leaves the board', async () => {
     const start = await walk();
     await post(JSON.stringify([points('ded-1', '0xDED', 25, '2026-03-05T00:00:00Z')]));
@@ -242,12 +310,21 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     expect((await walk()).rows.find((r) => r.addressKey === '0xded')?.points).toBe(1);
   });
 
-  it('attributes events to the sprint whose window holds them: start in, end out', async () => {
+  it('attributes events to every sprint whose window holds them: start in, end out', async () => {
+    // A sprint overlapping both weeks' edge, created before the events.
+    const overlapping = {
+      ...SPRINTS[0],
+      id: 13,
+      name: 'Weekend',
+      startTime: '2026-03-07T00:00:00Z',
+      endTime: '2026-03-09T00:00:00Z',
+    };
+    expect((await post(JSON.stringify([overlapping]))).body.accepted).toBe(1);
     await post(
       JSON.stringify([
         points('edge-1', '0xEDGE', 1, '2026-03-01T00:00:00Z'), // W1 start: in W1
-        points('edge-2', '0xEDGE', 10, '2026-03-07T23:59:59.999Z'), // W1 last instant
-        points('edge-3', '0xEDGE', 100, '2026-03-08T00:00:00Z'), // W1 end = W2 start: W2 only
+        points('edge-2', '0xEDGE', 10, '2026-03-07T23:59:59.999Z'), // W1 last instant; Weekend
+        points('edge-3', '0xEDGE', 100, '2026-03-08T00:00:00Z'), // W1 end = W2 start: W2 and Weekend
         points('edge-4', '0xEDGE', 1000, '2026-03-15T00:00:00Z'), // W2 end: no sprint
         points('edge-5', '0xEDGE', 5000, '2026-02-28T23:59:59.999Z'), // before W1: no sprint
       ]),
@@ -256,6 +333,7 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       (await walk(sprint)).rows.find((r) => r.addressKey === '0xedge')?.points;
     expect(await find(11)).toBe(11);
     expect(await find(12)).toBe(100);
+    expect(await find(13)).toBe(110);
     expect(await find()).toBe(6111);
   });
 
@@ -342,7 +420,7 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
         'rank,address,username,points',
         ...expected,
       ]);
-      expect(rows.length).toBeGreaterThan(5);
+      expect(rows.length).toBeGreaterThan(3 * 7); // four pages of /query at least
     }
     const missing = await runCli(['export', '--space', '99'], { DATABASE_URL: t.db.url });
     expect(missing.code).toBe(2);
