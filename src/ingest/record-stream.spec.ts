@@ -1,0 +1,55 @@
+import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IngestRecord } from './ingest-record';
+import type { IngestService } from './ingest.service';
+import { accepted } from './record-outcome';
+import { ingestStream, readNdjson } from './record-stream';
+
+describe('ingestStream over readNdjson (import FILE)', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'record-stream-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the file as its batches are applied, not ahead of them', async () => {
+    const file = join(dir, 'points.ndjson');
+    const lines = Array.from({ length: 200_000 }, (_, i) =>
+      JSON.stringify({
+        type: 'points',
+        key: `stream-${i}`,
+        spaceId: 1,
+        address: `0x${(i % 5000).toString(16).padStart(40, '0')}`,
+        points: 1 + (i % 9),
+        occurredAt: '2026-03-01T00:00:00Z',
+      }),
+    );
+    writeFileSync(file, lines.join('\n') + '\n');
+    const size = statSync(file).size;
+    expect(size).toBeGreaterThan(30_000_000);
+
+    const input = createReadStream(file);
+    // A slow database: each batch waits, and notes how much of the file had been read by then.
+    const readAtBatch: number[] = [];
+    const applied: IngestRecord[][] = [];
+    const ingest = {
+      applyRecordsInParts: async (records: readonly IngestRecord[]) => {
+        readAtBatch.push(input.bytesRead);
+        applied.push([...records]);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return records.map(() => accepted());
+      },
+    } as unknown as IngestService;
+
+    const summary = await ingestStream(ingest, readNdjson(input), { batchSize: 1000 });
+
+    expect(summary).toEqual({ accepted: 200_000, duplicates: 0, refused: 0 });
+    expect(applied).toHaveLength(200);
+    expect(applied.map((batch) => batch.length)).toEqual(Array(200).fill(1000));
+    expect(applied[199][999]).toMatchObject({ key: 'stream-199999' });
+    // A batch of 1,000 lines is about 160 KB: each batch finds at most a few of the stream's
+    // 64 KiB chunks read beyond its own lines (readline's buffer), never the rest of the file.
+    const perBatch = size / 200;
+    readAtBatch.forEach((read, i) => expect(read).toBeLessThan((i + 1) * perBatch + 1_000_000));
+    expect(readAtBatch[0]).toBeLessThan(size / 20);
+  });
+});
