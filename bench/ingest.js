@@ -5,7 +5,8 @@
 //   node bench/ingest.js [--records 1000000] [--addresses 100000] [--distribution uniform|zipf|cycle]
 //                        [--db sqlite,mariadb] [--batch 1000] [--concurrency 4] [--skip-http]
 // MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database.
-// Results are printed and written to bench/results/ingest-<time>.json (git-ignored).
+// After each run (outside its time) the all-time board is exported and checked against the sums
+// of the records. Results are printed and written to bench/results/ingest-<time>.json (git-ignored).
 /* eslint-disable */
 const { spawn } = require('node:child_process');
 const { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } = require('node:fs');
@@ -58,7 +59,44 @@ async function freePort() {
   });
 }
 
-async function benchImport(kind, file) {
+/** Each address's all-time total, summed from the records: what the board must show. */
+function expectedTotals(records) {
+  const totals = new Map();
+  for (const line of records) {
+    const record = JSON.parse(line);
+    if (record.type !== 'points') continue;
+    const key = record.address.toLowerCase();
+    totals.set(key, (totals.get(key) ?? 0) + record.points);
+  }
+  return totals;
+}
+
+/**
+ * After a measured run (outside its time): the all-time board, exported as CSV, holds exactly the
+ * addresses whose summed points are above 0, with those sums, in rank order.
+ */
+async function verifyBoard(url, expected, path) {
+  const { stdout } = await run([CLI, 'export', '--space', '1'], { DATABASE_URL: url });
+  const rows = stdout.trimEnd().split('\n').slice(1);
+  const onBoard = [...expected.values()].filter((points) => points > 0).length;
+  let previous = Infinity;
+  rows.forEach((row, i) => {
+    const [rank, address, , points] = row.split(',');
+    if (
+      Number(rank) !== i + 1 ||
+      Number(points) > previous ||
+      expected.get(address) !== Number(points)
+    )
+      throw new Error(
+        `${path}: board row ${i + 1} is ${row}, expected ${expected.get(address)} points`,
+      );
+    previous = Number(points);
+  });
+  if (rows.length !== onBoard)
+    throw new Error(`${path}: ${rows.length} addresses on the board, expected ${onBoard}`);
+}
+
+async function benchImport(kind, file, expected) {
   const db = await scratchDatabase(kind, 'bench_ingest');
   try {
     await run([CLI, 'migrate'], { DATABASE_URL: db.url });
@@ -67,13 +105,14 @@ async function benchImport(kind, file) {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (!stderr.includes(`${RECORDS + 3} accepted`))
       throw new Error(`import did not accept everything: ${stderr.slice(-500)}`);
+    await verifyBoard(db.url, expected, `${kind} import`);
     return { seconds, perSecond: RECORDS / seconds };
   } finally {
     await db.drop();
   }
 }
 
-async function benchHttp(kind, records) {
+async function benchHttp(kind, records, expected) {
   const db = await scratchDatabase(kind, 'bench_ingest');
   const port = await freePort();
   const env = {
@@ -140,6 +179,7 @@ async function benchHttp(kind, records) {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (accepted !== RECORDS) throw new Error(`accepted ${accepted} of ${RECORDS}`);
     latencies.sort((a, b) => a - b);
+    await verifyBoard(db.url, expected, `${kind} POST /ingest`);
     return {
       seconds,
       perSecond: RECORDS / seconds,
@@ -164,19 +204,20 @@ async function main() {
   };
   const records = [...lines(opts)];
   writeFileSync(file, records.join('\n') + '\n');
+  const expected = expectedTotals(records);
   const machine = `${cpus().length} x ${cpus()[0].model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
   console.log(
     `${RECORDS.toLocaleString('en-US')} points records over ${ADDRESSES.toLocaleString('en-US')} addresses (${DISTRIBUTION}); ${machine}`,
   );
   const results = [];
   for (const kind of DBS) {
-    const imported = await benchImport(kind, file);
+    const imported = await benchImport(kind, file, expected);
     results.push({ db: kind, path: 'import FILE', ...imported });
     console.log(
       `${kind.padEnd(8)} import FILE          ${Math.round(imported.perSecond).toLocaleString('en-US').padStart(8)} records/s  (${imported.seconds.toFixed(1)} s)`,
     );
     if (!SKIP_HTTP) {
-      const http = await benchHttp(kind, records);
+      const http = await benchHttp(kind, records, expected);
       results.push({ db: kind, path: `POST /ingest x${BATCH}`, ...http });
       console.log(
         `${kind.padEnd(8)} POST /ingest x${BATCH}   ${Math.round(http.perSecond).toLocaleString('en-US').padStart(8)} records/s  (${http.seconds.toFixed(1)} s, ${CONCURRENCY} clients, batch p50 ${http.p50ms.toFixed(0)} ms, p99 ${http.p99ms.toFixed(0)} ms)`,
