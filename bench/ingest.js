@@ -80,9 +80,12 @@ async function verifyBoard(url, expected, path) {
   const rows = stdout.trimEnd().split('\n').slice(1);
   const onBoard = [...expected.values()].filter((points) => points > 0).length;
   let previous = Infinity;
+  const seen = new Set();
   rows.forEach((row, i) => {
-    const [rank, address, , points] = row.split(',');
+    const [rank, shown, , points] = row.split(',');
+    const address = shown.toLowerCase();
     if (
+      seen.has(address) ||
       Number(rank) !== i + 1 ||
       Number(points) > previous ||
       expected.get(address) !== Number(points)
@@ -91,6 +94,7 @@ async function verifyBoard(url, expected, path) {
         `${path}: board row ${i + 1} is ${row}, expected ${expected.get(address)} points`,
       );
     previous = Number(points);
+    seen.add(address);
   });
   if (rows.length !== onBoard)
     throw new Error(`${path}: ${rows.length} addresses on the board, expected ${onBoard}`);

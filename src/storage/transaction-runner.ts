@@ -20,7 +20,7 @@ const RETRYABLE: Record<string, number> = {
   ER_LOCK_WAIT_TIMEOUT: 5,
   // A duplicate key raced in by another writer: it has committed (the insert waited for it), and
   // the re-run sees its row. Concurrent deliveries of overlapping batches race a unit again on a
-  // key of each writer it meets, so a re-run may meet another; the same key twice is a real
+  // key of each writer it meets, so a re-run may meet another; a key met twice is a real
   // conflict, not a race (see backOffOrThrow).
   ER_DUP_ENTRY: 20,
   // Another process holds SQLite's write lock past busy_timeout, or a deferred transaction could
@@ -334,7 +334,7 @@ export class TransactionRunner implements OnApplicationShutdown {
   /**
    * Waits before another attempt, or throws the error when it is not retried (again). Attempts
    * are counted per kind of error: deadlocks first do not use up a duplicate key's re-runs. A
-   * duplicate key is thrown when the last attempt met the same one.
+   * duplicate key that an earlier attempt met too is thrown at once.
    */
   private async backOffOrThrow(error: unknown, attempts: Attempts): Promise<void> {
     const code = codeOf(error) ?? '';
@@ -342,11 +342,10 @@ export class TransactionRunner implements OnApplicationShutdown {
     const attempt = (attempts.byFamily.get(family) ?? 0) + 1;
     attempts.byFamily.set(family, attempt);
     if (attempt >= retryLimitOf(error)) throw error;
-    if (code === 'ER_DUP_ENTRY') {
-      // "Duplicate entry 'k' for key 'PRIMARY'": the key and the index.
-      const entry = messageOf(error);
-      if (entry === attempts.lastDuplicate) throw error;
-      attempts.lastDuplicate = entry;
+    const entry = code === 'ER_DUP_ENTRY' ? duplicateEntryOf(error) : undefined;
+    if (entry !== undefined) {
+      if (attempts.duplicates.has(entry)) throw error;
+      attempts.duplicates.add(entry);
     }
     await new Promise((resolve) =>
       setTimeout(resolve, Math.min(250, 5 * 2 ** attempt) + Math.random() * 20),
@@ -354,13 +353,13 @@ export class TransactionRunner implements OnApplicationShutdown {
   }
 }
 
-/** A unit's failed attempts so far, by kind of error, and the duplicate key its last one met. */
+/** A unit's failed attempts so far, by kind of error, and the duplicate keys they met. */
 interface Attempts {
   byFamily: Map<string, number>;
-  lastDuplicate?: string;
+  duplicates: Set<string>;
 }
 
-const newAttempts = (): Attempts => ({ byFamily: new Map() });
+const newAttempts = (): Attempts => ({ byFamily: new Map(), duplicates: new Set() });
 
 /** A unit of a group failed: the group's transaction is rolled back (see runGroupWithRetry). */
 class UnitFailed extends Error {
@@ -378,9 +377,16 @@ function retryLimitOf(error: unknown): number {
   return code ? (RETRYABLE[code] ?? 1) : 1;
 }
 
-function messageOf(error: unknown): string {
+/**
+ * The key and index of a duplicate-key error ("Duplicate entry 'k' for key 'PRIMARY'"), or
+ * undefined when they cannot tell keys apart: MySQL/MariaDB show the first 61-64 characters of a
+ * key (MariaDB ends a cut one with "..."), and keys sharing those are not the same key.
+ */
+function duplicateEntryOf(error: unknown): string | undefined {
   const e = error as { message?: unknown; driverError?: { sqlMessage?: unknown } };
-  return String(e.driverError?.sqlMessage ?? e.message);
+  const message = String(e.driverError?.sqlMessage ?? e.message);
+  const shown = /^Duplicate entry '(.*)' for key /s.exec(message)?.[1];
+  return shown !== undefined && shown.length < 61 ? message : undefined;
 }
 
 function codeOf(error: unknown): string | undefined {

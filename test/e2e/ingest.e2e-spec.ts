@@ -236,8 +236,8 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
   });
 
   it('leaves nothing of a request that fails in the database half-way, and answers the others', async () => {
-    // A board row that cannot be written: the request's ledger rows and its other board rows are
-    // written by then.
+    // A board row that cannot be written: the request's ledger rows, and the all-time row of the
+    // address before it, are written by then.
     const source = t.app.get(DataSource);
     await source.query(
       kind === 'sqlite'
