@@ -20,6 +20,7 @@ import { parseRecord } from '../../src/ingest/ingest-record';
 import { parseDatabaseUrl } from '../../src/storage/database-url';
 import { resolveDataSourceOptions } from '../../src/storage/data-source-options';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
+import { scopeRefusal } from '../utils/test-app';
 
 /** A host's own resolver that needs the `ingest` scope, through the module's guard. */
 @Resolver()
@@ -109,18 +110,8 @@ describe.each(DB_KINDS)('token scopes in a host application on %s', (kind) => {
     await db?.drop();
   });
 
-  const refusal = (scope: TokenScope, path: string) => ({
-    message: `Access token lacks the '${scope}' scope`,
-    path: [path],
-    extensions: {
-      code: 'INSUFFICIENT_SCOPE',
-      category: 'AUTHENTICATION',
-      http_status: 403,
-      request_id: expect.any(String),
-      timestamp: expect.any(String),
-    },
-    locations: expect.any(Array),
-  });
+  const refusal = (scope: TokenScope, path: string) =>
+    scopeRefusal(scope, { path: [path], locations: expect.any(Array) });
 
   it("lets a query token read the module's resolvers and refuses it the host's ingest one", async () => {
     expect(await post('{ space(id: 1) { name } }', tokens.query!)).toEqual({

@@ -16,6 +16,25 @@ export interface GqlError {
   extensions: Record<string, any>;
 }
 
+/**
+ * The refusal of a token without `scope`, as PRODUCT.md section 1's envelope carries it (a matcher:
+ * request_id and timestamp vary). `more`: what GraphQL adds, path and locations.
+ */
+export const scopeRefusal = (
+  scope: string,
+  more: { path?: string[]; locations?: unknown } = {},
+) => ({
+  message: `Access token lacks the '${scope}' scope`,
+  ...more,
+  extensions: {
+    code: 'INSUFFICIENT_SCOPE',
+    category: 'AUTHENTICATION',
+    http_status: 403,
+    request_id: expect.any(String),
+    timestamp: expect.any(String),
+  },
+});
+
 /** `data` and `errors` may be absent at run time; specs assert that with toBeUndefined(). */
 export interface GqlResponse<T = any> {
   status: number;
