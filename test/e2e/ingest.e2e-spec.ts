@@ -192,7 +192,6 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     // Request i of a round carries keys [25i, 25i + 100): most keys come in four requests at once,
     // as when retried batches of a feed overlap. MySQL/MariaDB writers meet on each shared key.
     const expected = new Map<string, number>();
-    let sent = 0;
     for (let round = 0; round < 3; round++) {
       // A token per round: 60 requests in a moment are over one token's rate limit.
       const { token } = await t.app.get(AccessTokensService).create(`lap-${round}`, ['ingest']);
@@ -217,11 +216,9 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       );
       expect(answers.reduce((sum, a) => sum + a.body.accepted, 0)).toBe(keys);
       expect(answers.reduce((sum, a) => sum + a.body.duplicates, 0)).toBe(20 * 100 - keys);
-      sent += keys;
     }
     const rows = (await walk()).rows.filter((r) => r.addressKey.startsWith('0xlap'));
     expect(new Map(rows.map((r) => [r.addressKey, r.points]))).toEqual(expected);
-    expect(sent).toBe(3 * 575);
   });
 
   it('leaves nothing of a request that fails in the database half-way, and answers the others', async () => {
@@ -240,13 +237,19 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       points('half-1', '0xAAA', 5, '2026-03-04T00:00:00Z'),
       points('half-2', '0xBOOM', 7, '2026-03-04T00:00:00Z'),
       points('half-3', '0xZZZ', 9, '2026-03-10T00:00:00Z'),
-      points('half-4', '0xD1', 1, '2026-03-04T00:00:00Z'), // an address already on the board
+      points('half-4', '0xHALFOLD', 1, '2026-03-04T00:00:00Z'), // an address already on the board
     ];
+    expect(
+      (await post(JSON.stringify([points('half-0', '0xHALFOLD', 3, '2026-03-04T00:00:00Z')]))).body,
+    ).toMatchObject({ accepted: 1 });
     const totals = async (sprintId?: number) =>
       new Map((await walk(sprintId)).rows.map((r) => [r.addressKey, r.points]));
     const ledger = async () =>
       (
-        await source.query(`SELECT COUNT(*) AS n FROM points_events WHERE event_key LIKE 'half-%'`)
+        await source.query(
+          `SELECT COUNT(*) AS n FROM points_events WHERE event_key IN (${half.map(() => '?').join(', ')})`,
+          half.map((record) => record.key),
+        )
       )[0].n;
     const before = [await totals(), await totals(11), await totals(12)];
     try {
@@ -272,11 +275,8 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     // Sent again, it applies whole.
     expect((await post(JSON.stringify(half))).body).toMatchObject({ accepted: 4 });
     const allTime = await totals();
-    expect(['0xaaa', '0xboom', '0xzzz', '0xd1'].map((a) => allTime.get(a))).toEqual([
-      5,
-      7,
-      9,
-      before[0].get('0xd1')! + 1,
+    expect(['0xaaa', '0xboom', '0xzzz', '0xhalfold'].map((a) => allTime.get(a))).toEqual([
+      5, 7, 9, 4,
     ]);
     expect((await totals(12)).get('0xzzz')).toBe(9);
   });
