@@ -32,7 +32,7 @@ Commands:
                               create an API access token with these scopes (comma-separated;
                               default query); prints the token alone on stdout
   import FILE [--batch-size N] apply NDJSON records (PRODUCT.md section 3), N per transaction
-                              (default 50000; on MySQL/MariaDB a batch of points is two
+                              (default 200000; on MySQL/MariaDB a batch of points is two
                               transactions over separate address ranges); progress and
                               refused lines (with their line number) on stderr; exit 1 if any
                               was refused. Safe to stop and re-run
@@ -204,7 +204,7 @@ async function run(args: string[]): Promise<number> {
       if (!file || file.startsWith('--'))
         throw new UsageError('usage: import FILE [--batch-size N]');
       if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
-      const batchSize = positiveInt(option(rest, '--batch-size'), '--batch-size', 50_000);
+      const batchSize = positiveInt(option(rest, '--batch-size'), '--batch-size', 200_000);
       const input = createReadStream(file);
       const progress = new ImportProgress(statSync(file).size, input);
       const summary = await withContext(config, (app) =>
