@@ -190,7 +190,7 @@ export class PointsLedgerService {
       if (await this.addEvents(manager, events, boardsOf, { checkRange: true })) return new Set();
       throw new TotalOutOfRange();
     }
-    const totals = await this.readTotals(manager, boardChangesOf(events, boardsOf));
+    const totals = await this.readTotals(manager, boardChangesOf(groupByAddress(events), boardsOf));
     const refusedKeys = new Set<string>();
     const acceptedEvents = events.filter((event) => {
       const ids = boardsOf(event).map((sprintId) =>
@@ -224,7 +224,8 @@ export class PointsLedgerService {
     // The boards' counters are written last: two writers on one board (the address ranges of an
     // import batch, see IngestService) then hold its counter row only from there to their commit.
     const counters: Array<{ board: EntryChange; countChange: number; asReset: boolean }> = [];
-    for (const board of boardChangesOf(events, boardsOf)) {
+    const byAddress = groupByAddress(events);
+    for (const board of boardChangesOf(byAddress, boardsOf)) {
       let countChange = 0;
       const asReset =
         board.length > RESET_MIN_CHANGES &&
@@ -246,10 +247,7 @@ export class PointsLedgerService {
       }
       counters.push({ board: board[0], countChange, asReset });
     }
-    await this.profiles.rememberAddresses(
-      manager,
-      events.map((e) => e.address),
-    );
+    await this.profiles.rememberSpellings(manager, firstSpellings(byAddress));
     for (const { board, countChange, asReset } of counters) {
       await this.addToEntryCount(manager, board, countChange);
       if (asReset) await appendBoardReset(manager, board);
@@ -446,6 +444,28 @@ const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
   `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
 
 /**
+ * Events by address key, in order, addresses in order of first appearance. Done once per batch:
+ * a key fresh from parsing is hashed on its first lookup (a wallet address has 42 characters),
+ * and the board changes and the profiles then take each address once, not each event.
+ */
+function groupByAddress(events: readonly LedgerEvent[]): Map<string, LedgerEvent[]> {
+  const byAddress = new Map<string, LedgerEvent[]>();
+  for (const event of events) {
+    const list = byAddress.get(event.addressKey);
+    if (list) list.push(event);
+    else byAddress.set(event.addressKey, [event]);
+  }
+  return byAddress;
+}
+
+/** Each address key of a batch with its first spelling (see ProfilesService.rememberAddresses). */
+function* firstSpellings(
+  byAddress: ReadonlyMap<string, readonly LedgerEvent[]>,
+): Generator<readonly [string, string]> {
+  for (const [key, events] of byAddress) yield [key, events[0].address];
+}
+
+/**
  * What events do to each (board, address) they touch: the sum of their points, its highest and
  * lowest running value on the way (for the range check), and the latest event time. Answered by
  * board, in one global lock order: boards by space and sprint, addresses by code unit. Writers
@@ -455,15 +475,9 @@ const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
  * board's changes then come out in address order, with no sort per board.
  */
 function boardChangesOf(
-  events: readonly LedgerEvent[],
+  byAddress: ReadonlyMap<string, readonly LedgerEvent[]>,
   boardsOf: (event: LedgerEvent) => readonly number[],
 ): EntryChange[][] {
-  const byAddress = new Map<string, LedgerEvent[]>();
-  for (const event of events) {
-    const list = byAddress.get(event.addressKey);
-    if (list) list.push(event);
-    else byAddress.set(event.addressKey, [event]);
-  }
   const boards = new Map<number, Map<number, EntryChange[]>>();
   // The default sort compares code units, as compareText does.
   for (const addressKey of [...byAddress.keys()].sort()) {
