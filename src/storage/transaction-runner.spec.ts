@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,9 +25,14 @@ async function openDatabase(dir: string) {
     logging: true,
     prepareDatabase: (db: { pragma(sql: string): unknown }) => {
       db.pragma('journal_mode = WAL');
+      db.pragma('busy_timeout = 5000');
     },
   }).initialize();
   await source.query('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  // A table of the module's schema: the runner takes the write lock with a statement on it.
+  await source.query(
+    'CREATE TABLE service_settings (name VARCHAR(64) NOT NULL PRIMARY KEY, value TEXT NOT NULL)',
+  );
   statements.length = 0;
   return { source, statements };
 }
@@ -216,6 +223,54 @@ describe('TransactionRunner on SQLite', () => {
     expect(results).toEqual([1, 2]);
     expect(Object.fromEntries(attempts)).toEqual({ 1: 2, 2: 2 });
     expect(await stored()).toEqual([1, 2]);
+  });
+
+  it('lets a unit that reads before it writes commit while another process keeps committing', async () => {
+    // Another process (a live server, for an import) commits a short transaction every 30 ms.
+    const other = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require(process.env.DRIVER))(process.env.FILE);
+         db.pragma('busy_timeout = 5000');
+         const insert = db.prepare('INSERT INTO notes (id, body) VALUES (?, ?)');
+         const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+         process.stdout.write('writing\\n');
+         for (let id = 1000; ; id++) {
+           db.exec('BEGIN IMMEDIATE');
+           insert.run(id, 'other');
+           pause(10);
+           db.exec('COMMIT');
+           pause(20);
+         }`,
+      ],
+      {
+        env: {
+          ...process.env,
+          DRIVER: require.resolve('better-sqlite3'),
+          FILE: join(dir, 'units.sqlite'),
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    try {
+      await once(other.stdout, 'data');
+      // An import's unit: it reads its batch's keys, works on them, then writes.
+      const seen = await runner.run(async (manager) => {
+        const [before] = await manager.query('SELECT COUNT(*) AS n FROM notes');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await insert(manager, 1);
+        const [after] = await manager.query('SELECT COUNT(*) AS n FROM notes');
+        return after.n - before.n;
+      });
+      // Taken with the write lock from its first read, the unit saw no commit of the other
+      // process. (Before, its first write met one and failed, every attempt, with SQLITE_BUSY.)
+      expect(seen).toBe(1);
+      expect(await stored()).toContain(1);
+    } finally {
+      other.kill();
+      await once(other, 'exit');
+    }
   });
 
   it('runs units that arrive while a group runs in the next group, in order', async () => {

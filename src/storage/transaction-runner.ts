@@ -35,6 +35,19 @@ const RETRY_FAMILY: Record<string, string> = {
   SQLITE_BUSY_SNAPSHOT: 'SQLITE_BUSY',
 };
 
+/**
+ * SQLite: the first statement of every write transaction, which takes the database's write lock
+ * and changes nothing (service_settings is a table of the module's schema). TypeORM begins
+ * transactions DEFERRED, so a unit that read first took the lock at its first write, and SQLite
+ * answers that at once with SQLITE_BUSY when another connection holds it (it waits busy_timeout
+ * only for a transaction's first statement), or when another connection committed since the
+ * unit's first read. An import (a transaction of seconds, that reads every key of its batch
+ * before it writes) racing a live POST /ingest failed that way after its retries, at 50,000
+ * records per transaction as at 200,000. With the lock taken first, each side waits for the
+ * other's transaction (busy_timeout, then the runner's retries).
+ */
+const TAKE_WRITE_LOCK = 'DELETE FROM service_settings WHERE 0';
+
 /** Units of work run together in one SQLite transaction, at most. */
 const MAX_GROUP = 16;
 /**
@@ -267,9 +280,10 @@ export class TransactionRunner implements OnApplicationShutdown {
 
   private async runGroup(source: DataSource, group: readonly PendingUnit[]): Promise<UnitResult[]> {
     const runner = source.createQueryRunner();
-    const started = performance.now();
     try {
       await runner.startTransaction();
+      await runner.query(TAKE_WRITE_LOCK);
+      const started = performance.now();
       const results: UnitResult[] = [];
       for (const [i, unit] of group.entries()) {
         if (i > 0 && performance.now() - started > GROUP_BUDGET_MS) break;

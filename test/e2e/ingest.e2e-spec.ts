@@ -414,6 +414,59 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('Space not found');
   });
+
+  it('finishes an import while POST /ingest takes a live feed on the same database', async () => {
+    // The import's transaction reads its batch's keys before it writes, while the live requests
+    // commit: each side must wait for the other's transaction, not fail. (On SQLite the import
+    // failed with "database is locked" once its retries ran out.) The feed goes to a second
+    // instance with no rate limit, as fast as it answers.
+    const server = await startTestApp(kind, { RATE_LIMIT_INGEST: 'off' }, t.db);
+    try {
+      const token = (await server.app.get(AccessTokensService).create('feed', ['ingest'])).token;
+      const record = (key: string, n: number, value: number) =>
+        points(key, `0xL${n.toString(16)}`, value, '2026-03-02T00:00:00Z');
+      const imported = Array.from({ length: 60_000 }, (_, i) =>
+        record(`race-import-${i}`, i % 800, (i % 7) + 1),
+      );
+      const file = join(mkdtempSync(join(tmpdir(), 'loyalty-race-')), 'points.ndjson');
+      writeFileSync(file, imported.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      let importing = true;
+      const importer = runCli(['import', file], { DATABASE_URL: t.db.url }).finally(
+        () => (importing = false),
+      );
+      // Two clients send 1,000 new records at a time until the import has ended.
+      const live: Array<ReturnType<typeof points>> = [];
+      const answers: Array<{ status: number; accepted: number }> = [];
+      await Promise.all(
+        [0, 1].map(async () => {
+          while (importing) {
+            const batch = Array.from({ length: 1000 }, () => {
+              const i = live.length;
+              const next = record(`race-live-${i}`, (i * 3) % 800, (i % 5) + 1);
+              live.push(next);
+              return next;
+            });
+            const response = await fetch(server.url.replace(/\/query$/, '/ingest'), {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'access-token': token },
+              body: JSON.stringify(batch),
+            });
+            const body = (await response.json()) as { accepted: number };
+            answers.push({ status: response.status, accepted: body.accepted });
+          }
+        }),
+      );
+      const result = await importer;
+      expect(result.stderr).toContain('60000 accepted, 0 duplicates, 0 refused');
+      expect(result.code).toBe(0);
+      // The feed ran the whole time, every request applied whole.
+      expect(answers.length).toBeGreaterThan(4);
+      expect(answers.filter((a) => a.status !== 200 || a.accepted !== 1000)).toEqual([]);
+      expect(await totals(undefined, '0xl')).toEqual(modelTotals([...imported, ...live]));
+    } finally {
+      await server.app.close();
+    }
+  });
 });
 
 const min = (a: string, b: string) => (a < b ? a : b);
