@@ -213,7 +213,7 @@ async function run(args: string[]): Promise<number> {
           // MySQL/MariaDB: two transactions at once per batch, over separate address ranges.
           parts: 2,
           onRefused: (line, reason) => progress.note(`line ${line}: ${reason}`),
-          onBatch: (sofar) => progress.update(sofar),
+          onProgress: (sofar) => progress.update(sofar),
         }),
       );
       progress.finish(summary);

@@ -52,4 +52,32 @@ describe('ingestStream over readNdjson (import FILE)', () => {
     readAtBatch.forEach((read, i) => expect(read).toBeLessThan((i + 1) * perBatch + 1_000_000));
     expect(readAtBatch[0]).toBeLessThan(size / 20);
   });
+
+  it('reports progress while a batch is read, not only once it is applied', async () => {
+    const records = Array.from({ length: 30_000 }, (_, i) => ({
+      line: i + 1,
+      parsed: {
+        ok: true as const,
+        record: {
+          type: 'points' as const,
+          key: `progress-${i}`,
+          spaceId: 1,
+          address: '0xp',
+          points: 1,
+          occurredAt: 0,
+        },
+      },
+    }));
+    const ingest = {
+      applyRecordsInParts: (batch: readonly IngestRecord[]) =>
+        Promise.resolve(batch.map(() => accepted())),
+    } as unknown as IngestService;
+    const reports: number[] = [];
+    await ingestStream(ingest, records, {
+      batchSize: 25_000,
+      onProgress: (summary) => reports.push(summary.accepted),
+    });
+    // Every 10,000 records read (nothing applied yet), then after each batch.
+    expect(reports).toEqual([0, 0, 25_000, 30_000]);
+  });
 });

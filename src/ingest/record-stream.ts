@@ -10,13 +10,17 @@ export interface NumberedRecord {
   parsed: ParseResult;
 }
 
+/** Records read between two progress reports within a batch. */
+const PROGRESS_EVERY = 10_000;
+
 export interface StreamOptions {
   /** Records per batch: one transaction, or `parts` of them. */
   batchSize?: number;
   /** Transactions at once per batch of points records (see IngestService.applyRecordsInParts). */
   parts?: number;
   onRefused?: (line: number, reason: string) => void;
-  onBatch?: (summary: IngestSummary) => void;
+  /** The summary so far: after each batch, and every PROGRESS_EVERY records read. */
+  onProgress?: (summary: IngestSummary) => void;
 }
 
 /** Numbers the non-blank lines of an NDJSON stream and parses each. */
@@ -80,12 +84,14 @@ export async function ingestStream(
       if (outcome.status === 'refused') options.onRefused?.(outcome.line, outcome.reason);
     }
     batch = [];
-    options.onBatch?.(summary);
+    options.onProgress?.(summary);
   };
   for await (const item of source) {
     // Unparseable lines count too, so that a file of junk is not held in memory whole.
     batch.push(item);
     if (batch.length >= batchSize) await flush();
+    // A batch takes seconds to read: the progress (how much of the file is read) shows it.
+    else if (batch.length % PROGRESS_EVERY === 0) options.onProgress?.(summary);
   }
   await flush();
   return summary;

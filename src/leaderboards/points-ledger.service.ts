@@ -444,9 +444,8 @@ const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
   `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
 
 /**
- * Events by address key, in order, addresses in order of first appearance. Done once per batch:
- * a key fresh from parsing is hashed on its first lookup (a wallet address has 42 characters),
- * and the board changes and the profiles then take each address once, not each event.
+ * Events by address key, in order, addresses in order of first appearance: the board changes and
+ * the profiles of a batch's writes take each address once, not each event.
  */
 function groupByAddress(events: readonly LedgerEvent[]): Map<string, LedgerEvent[]> {
   const byAddress = new Map<string, LedgerEvent[]>();
@@ -458,7 +457,7 @@ function groupByAddress(events: readonly LedgerEvent[]): Map<string, LedgerEvent
   return byAddress;
 }
 
-/** Each address key of a batch with its first spelling (see ProfilesService.rememberAddresses). */
+/** Each address key of a batch with its first spelling (see ProfilesService.rememberSpellings). */
 function* firstSpellings(
   byAddress: ReadonlyMap<string, readonly LedgerEvent[]>,
 ): Generator<readonly [string, string]> {

@@ -131,25 +131,20 @@ export class ProfilesService {
    * Addresses this process saw committed are skipped (profile rows are never deleted).
    */
   async rememberAddresses(manager: EntityManager, addresses: Iterable<string>): Promise<void> {
-    const spellings = new Map<string, string>();
-    for (const address of addresses) {
-      const key = addressKeyOf(address);
-      if (!spellings.has(key)) spellings.set(key, address);
-    }
-    await this.rememberSpellings(manager, spellings);
+    await this.rememberSpellings(
+      manager,
+      Array.from(addresses, (address) => [addressKeyOf(address), address] as const),
+    );
   }
 
-  /**
-   * {@link rememberAddresses} for callers that have the address keys already: each key once, with
-   * its first spelling.
-   */
+  /** {@link rememberAddresses} for callers that have each address's key already. */
   async rememberSpellings(
     manager: EntityManager,
     spellings: Iterable<readonly [key: string, address: string]>,
   ): Promise<void> {
     const byKey = new Map<string, string>();
     for (const [key, address] of spellings) {
-      if (!this.stored.has(key)) byKey.set(key, address);
+      if (!byKey.has(key) && !this.stored.has(key)) byKey.set(key, address);
     }
     if (byKey.size === 0) return;
     const dialect = dialectOf(manager);
