@@ -23,8 +23,8 @@ const RETRYABLE: Record<string, number> = {
   // key of each writer it meets, so a re-run may meet another; a key met twice is a real
   // conflict, not a race (see backOffOrThrow).
   ER_DUP_ENTRY: 20,
-  // Another process holds SQLite's write lock past busy_timeout, or a deferred transaction could
-  // not upgrade its lock: wait and run again.
+  // Another process held SQLite's write lock past busy_timeout, which TAKE_WRITE_LOCK waits for
+  // (reported as BUSY_SNAPSHOT when that process committed meanwhile): wait and run again.
   SQLITE_BUSY: 20,
   SQLITE_BUSY_SNAPSHOT: 20,
 };

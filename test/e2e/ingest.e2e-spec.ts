@@ -49,6 +49,9 @@ const points = (key: string, address: string, value: number, occurredAt: string)
   occurredAt,
 });
 
+/** An instance's POST /ingest. */
+const ingestUrlOf = (app: TestApp) => app.url.replace(/\/query$/, '/ingest');
+
 interface Row {
   rank: number;
   addressKey: string;
@@ -64,10 +67,11 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     body: string,
     contentType = 'application/json',
     token: string | null = ingestToken,
+    url = ingestUrl,
   ) {
     const headers: Record<string, string> = { 'content-type': contentType };
     if (token !== null) headers['access-token'] = token;
-    const response = await fetch(ingestUrl, { method: 'POST', headers, body });
+    const response = await fetch(url, { method: 'POST', headers, body });
     return { status: response.status, body: (await response.json()) as any };
   }
 
@@ -116,7 +120,7 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       INGEST_MAX_BODY_BYTES: '200000',
     });
     ingestToken = (await t.app.get(AccessTokensService).create('ingest', ['ingest'])).token;
-    ingestUrl = t.url.replace(/\/query$/, '/ingest');
+    ingestUrl = ingestUrlOf(t);
     const setup = await post(JSON.stringify([SPACE, ...SPRINTS]));
     expect(setup.body.accepted).toBe(3);
   });
@@ -446,13 +450,13 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
               live.push(next);
               return next;
             });
-            const response = await fetch(server.url.replace(/\/query$/, '/ingest'), {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'access-token': token },
-              body: JSON.stringify(batch),
-            });
-            const body = (await response.json()) as { accepted: number };
-            answers.push({ status: response.status, accepted: body.accepted });
+            const answer = await post(
+              JSON.stringify(batch),
+              'application/json',
+              token,
+              ingestUrlOf(server),
+            );
+            answers.push({ status: answer.status, accepted: answer.body.accepted });
           }
         }),
       );
