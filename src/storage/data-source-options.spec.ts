@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from './data-source-options';
+import { buildDataSourceOptions, SQLITE_PAGE_SIZE } from './data-source-options';
 
 describe('buildDataSourceOptions (SQLite file)', () => {
   let dir: string;
@@ -38,5 +38,48 @@ describe('buildDataSourceOptions (SQLite file)', () => {
     expect(await pragma('wal_autocheckpoint')).toBe(16384);
     expect(await pragma('journal_size_limit')).toBe(67108864);
     expect(await pragma('cache_size')).toBe(-65536);
+  });
+
+  it('creates a new database with 16 KiB pages', async () => {
+    expect(SQLITE_PAGE_SIZE).toBe(16384);
+    expect(await pragma('page_size')).toBe(16384);
+  });
+});
+
+describe('buildDataSourceOptions (an existing SQLite file)', () => {
+  it('opens a database of 4 KiB pages as it is, its rows and page size kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-source-options-old-'));
+    const file = join(dir, 'old.sqlite');
+    try {
+      const old = await new DataSource({
+        type: 'better-sqlite3',
+        database: file,
+        prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+          db.pragma('page_size = 4096');
+          db.pragma('journal_mode = WAL');
+        },
+      }).initialize();
+      await old.query('CREATE TABLE kept (n INTEGER)');
+      await old.query('INSERT INTO kept (n) VALUES (1), (2), (3)');
+      await old.destroy();
+
+      const reopened = await new DataSource(
+        buildDataSourceOptions({ kind: 'sqlite', file }),
+      ).initialize();
+      try {
+        const [size]: Array<{ page_size: number }> = await reopened.query('PRAGMA page_size');
+        expect(size.page_size).toBe(4096);
+        await reopened.query('INSERT INTO kept (n) VALUES (4)');
+        const rows: Array<{ n: number }> = await reopened.query('SELECT n FROM kept ORDER BY n');
+        expect(rows.map((row) => row.n)).toEqual([1, 2, 3, 4]);
+        const [check]: Array<{ integrity_check: string }> =
+          await reopened.query('PRAGMA integrity_check');
+        expect(check.integrity_check).toBe('ok');
+      } finally {
+        await reopened.destroy();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

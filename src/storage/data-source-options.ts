@@ -12,6 +12,9 @@ import { Dashboard1763800000000 } from './migrations/1763800000000-dashboard';
 export const HOST_ENTITIES = [...LOYALTY_ENTITIES, AdminEntity, AdminSessionEntity];
 export const HOST_MIGRATIONS = [...LOYALTY_MIGRATIONS, Dashboard1763800000000];
 
+/** The page size of a new SQLite database (see buildDataSourceOptions). */
+export const SQLITE_PAGE_SIZE = 16_384;
+
 export interface DataSourceExtras {
   migrationsRun?: boolean;
   logger?: TypeOrmLogger;
@@ -40,6 +43,13 @@ export function buildDataSourceOptions(
       database: database.file,
       // WAL lets readers go on while the writer writes; NORMAL is durable at each checkpoint.
       prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+        // 16 KiB pages for a new database (SQLite's default is 4 KiB); a database that has
+        // pages already keeps their size. A commit of a thousand-record ingest rewrites most of
+        // the boards' pages whatever their size (its entries lie all over both board indexes),
+        // and fewer, larger pages cost less to write and to search. Measured: POST /ingest of
+        // 1,000-record batches and `import FILE` about 12% faster, single-record requests about
+        // 8% slower (README, "Storage"). Set before journal_mode, which writes the first page.
+        db.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         db.pragma('busy_timeout = 5000');
