@@ -3,7 +3,8 @@ import { chunk, dialectOf, insertSql } from './sql-dialect';
 
 /** The part of a better-sqlite3 prepared statement the service uses. */
 export interface NativeStatement {
-  run(...parameters: unknown[]): unknown;
+  /** `changes`: the rows the statement inserted, updated or deleted. */
+  run(...parameters: unknown[]): { changes: number };
   get(...parameters: unknown[]): unknown;
 }
 

@@ -1,3 +1,5 @@
+import type { PointsRecord } from '../../src/ingest/ingest-record';
+import { PointsLedgerService } from '../../src/leaderboards/points-ledger.service';
 import { TransactionRunner } from '../../src/storage/transaction-runner';
 import { bruteForceBoard, PointsFixture } from '../utils/board-model';
 import { DB_KINDS } from '../utils/test-databases';
@@ -140,6 +142,50 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
     expect((await a.gql('{ space(id: 1) { name } }')).body.data).toEqual({
       space: { name: 'Busy' },
     });
+  });
+
+  it('adds to the stored totals when another instance or a rolled-back write changed them', async () => {
+    // An instance remembers the totals it last wrote (SQLite) and must not trust them: here the
+    // other instance adds to the same entries in turn, and a transaction that added is undone.
+    const points = pointsIn(60, '2026-01-03T00:00:00Z');
+    await a.load([{ type: 'space', id: 60, name: 'Taking turns' }]);
+    const events: PointsFixture[] = [];
+    const send = async (t: TestApp, round: number) => {
+      const records = ['0xTurnA', '0xTurnB', '0xTurnC'].map((address, i) =>
+        points(`turn-${round}-${i}`, address, round * 10 + i + 1),
+      );
+      expect((await t.load(records)).every((o) => o.status === 'accepted')).toBe(true);
+      events.push(...records.map((r) => ({ ...r, spaceId: 60 })));
+    };
+    for (let round = 0; round < 4; round++) await send(round % 2 === 0 ? a : b, round);
+    // A transaction that added to 0xTurnA (and so to what instance a remembers), then failed.
+    await expect(
+      a.app.get(TransactionRunner).run(async (manager) => {
+        const undone: PointsRecord = {
+          type: 'points',
+          key: 'undone',
+          spaceId: 60,
+          address: '0xTurnA',
+          points: 1_000,
+          occurredAt: Date.parse('2026-01-03T00:00:00Z'),
+        };
+        const [outcome] = await a.app
+          .get(PointsLedgerService)
+          .ingestPoints(manager, [undone], 'optimistic');
+        expect(outcome.status).toBe('accepted');
+        throw new Error('the rest failed');
+      }),
+    ).rejects.toThrow('the rest failed');
+    await send(a, 4);
+    await send(b, 5);
+    const board = await a.gql(
+      '{ space(id: 60) { loyaltyPointsRanks { list { address { id } points } } } }',
+    );
+    const totals = bruteForceBoard(events, 60).map((e) => ({
+      address: { id: e.addressKey },
+      points: e.points,
+    }));
+    expect(board.body.data.space.loyaltyPointsRanks.list).toEqual(totals);
   });
 
   it('refuses points that would take a total beyond what GraphQL Int can carry', async () => {
