@@ -1,5 +1,5 @@
 import Fastify, { FastifyInstance, FastifyReply } from 'fastify';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addRouteHooks } from '../http/route-hooks';
 import { trackIngestRequests } from './ingest-in-flight';
@@ -7,19 +7,29 @@ import { trackIngestRequests } from './ingest-in-flight';
 describe('trackIngestRequests', () => {
   let app: FastifyInstance;
   let inFlight: number;
+  /** The connection of each request entered, and the connections reported gone. */
+  let clients: object[];
+  let gone: object[];
   // The reply is wrapped: a FastifyReply is a thenable, which a promise would wait for.
   let gate: { reached: Promise<{ reply: FastifyReply }>; open(): void };
 
   beforeEach(async () => {
     inFlight = 0;
+    // This test's own: an earlier test's connections may close meanwhile.
+    const [entered, closed]: object[][] = [[], []];
+    [clients, gone] = [entered, closed];
     const runner = {
-      enterRequest: () => {
+      enterRequest: (client?: object) => {
+        if (client) entered.push(client);
         inFlight++;
         let left = false;
         return () => {
           if (!left) inFlight--;
           left = true;
         };
+      },
+      clientGone: (client: object) => {
+        closed.push(client);
       },
     };
     let reach!: (reached: { reply: FastifyReply }) => void;
@@ -63,6 +73,38 @@ describe('trackIngestRequests', () => {
     expect(await (await answer).json()).toEqual({ inFlight: 1 });
     for (let i = 0; i < 50 && inFlight > 0; i++) await sleep(10);
     expect(inFlight).toBe(0);
+  });
+
+  it('tells requests on one kept-alive connection apart from others, and when it closes', async () => {
+    gate.open();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = () =>
+      new Promise<void>((resolve, reject) => {
+        const client = request(url(), {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json' },
+        });
+        client.on('error', reject);
+        client.on('response', (response) => response.resume().on('end', resolve));
+        client.end('[]');
+      });
+    await post();
+    await post();
+    expect(clients).toHaveLength(2);
+    expect(clients[1]).toBe(clients[0]);
+    expect(gone).toEqual([]);
+    agent.destroy();
+    for (let i = 0; i < 50 && gone.length === 0; i++) await sleep(10);
+    expect(gone).toEqual([clients[0]]);
+    // A new connection is another client.
+    await fetch(url(), {
+      method: 'POST',
+      body: '[]',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(clients).toHaveLength(3);
+    expect(clients[2]).not.toBe(clients[0]);
   });
 
   it('does not count a request whose client left while the gate awaited', async () => {

@@ -364,6 +364,37 @@ describe('TransactionRunner on SQLite', () => {
       leaveB();
     });
 
+    it('counts the clients answered a moment ago as in flight, until they are back', async () => {
+      // Four clients feeding a file, each on a connection of its own. A group of three was just
+      // answered; the fourth's request, sent while that group ran, is read only now.
+      const connections = [{}, {}, {}, {}];
+      for (const connection of connections.slice(0, 3)) runner.enterRequest(connection)();
+      runner.enterRequest(connections[3]);
+      const units = [runner.run(note(4))];
+      await turn();
+      // The answered three are back, a turn of the event loop apart: all four commit together.
+      for (const [i, connection] of connections.slice(0, 3).entries()) {
+        runner.enterRequest(connection);
+        units.push(runner.run(note(i + 1)));
+        await turn();
+      }
+      expect(await Promise.all(units)).toEqual([4, 1, 2, 3]);
+      expect(commits()).toBe(1);
+    });
+
+    it('does not wait for a client answered a moment ago whose connection closed', async () => {
+      const [gone, next] = [{}, {}];
+      runner.enterRequest(gone)();
+      runner.clientGone(gone);
+      runner.enterRequest(next);
+      const unit = runner.run(note(1));
+      // Not waited for: only one client may be sending.
+      await after(4);
+      const straggler = runner.run(note(2));
+      expect(await Promise.all([unit, straggler])).toEqual([1, 2]);
+      expect(commits()).toBe(2);
+    });
+
     it('does not wait when requests come one at a time', async () => {
       for (const id of [1, 2]) {
         const leave = runner.enterRequest();
