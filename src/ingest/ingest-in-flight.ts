@@ -26,7 +26,12 @@ export function trackIngestRequests(
           watched.add(connection);
           connection.once('close', () => runner.clientGone(connection));
         }
-        const leave = runner.enterRequest(connection);
+        const enteredLeave = runner.enterRequest(connection);
+        // The connection may have closed before the answer did (its own 'close' came first).
+        const leave = () => {
+          enteredLeave();
+          if (connection.destroyed) runner.clientGone(connection);
+        };
         // A client that went away while the gate awaited: 'close' was emitted already.
         if (reply.raw.closed || reply.raw.destroyed) leave();
         else reply.raw.once('close', leave);

@@ -169,8 +169,9 @@ export class PointsLedgerService {
    * Applies new events in order and answers the keys it refused: an event that would take a total
    * out of GraphQL's Int range, which would make the whole board unreadable.
    *
-   * Optimistic: every event is added to the totals without a locking read (SQLite reads each
-   * entry and writes the sum; MySQL/MariaDB add in the statement), and the totals that result
+   * Optimistic: every event is added to the totals without a locking read (SQLite writes the
+   * sum from the total it knows or reads, see addToTotalsNative; MySQL/MariaDB add in the
+   * statement), and the totals that result
    * are checked; a running total that left the range throws TotalOutOfRange (see RangeCheck). No
    * savepoint here: on SQLite one kept a copy of every page the batch touched, in memory (about
    * 700 MB for a 50,000-record import batch; TransactionRunner sets none). Adding without a
@@ -519,8 +520,11 @@ interface KnownTotal {
   reachedAt: number;
 }
 
-/** Entries a connection's KnownTotals hold at most: about 130 bytes each. */
-const KNOWN_TOTALS_LIMIT = 1_000_000;
+/**
+ * Entries a connection's KnownTotals hold at most: about 150 bytes each with 42-character
+ * addresses (measured), so about 75 MB when full.
+ */
+const KNOWN_TOTALS_LIMIT = 500_000;
 
 /**
  * The totals of entries as one SQLite connection last read or wrote them, by board and address
@@ -582,46 +586,28 @@ function addToTotalsNative(native: PrepareNative, part: readonly EntryChange[]):
   const { spaceId, sprintId } = part[0];
   const board = known.ofBoard(spaceId, sprintId);
   return part.map(({ addressKey, delta, reachedAt }) => {
+    /** Adds the change to `from`, if that is the stored total: the new total, or undefined. */
+    const addTo = (from: KnownTotal): KnownTotal | undefined => {
+      const points = from.points + delta;
+      const at = Math.max(from.reachedAt, reachedAt);
+      const args = [spaceId, sprintId, addressKey, from.points, from.reachedAt];
+      return update.run(points, at, ...args).changes === 1 ? { points, reachedAt: at } : undefined;
+    };
     const guess = board.get(addressKey);
-    if (guess) {
-      const points = guess.points + delta;
-      const at = Math.max(guess.reachedAt, reachedAt);
-      const { changes } = update.run(
-        points,
-        at,
-        spaceId,
-        sprintId,
-        addressKey,
-        guess.points,
-        guess.reachedAt,
-      );
-      if (changes === 1) {
-        guess.points = points;
-        guess.reachedAt = at;
-        return { spaceId, sprintId, addressKey, points, reachedAt: at };
+    let total = guess && addTo(guess);
+    if (!total) {
+      const stored = read.get(spaceId, sprintId, addressKey) as KnownTotal | undefined;
+      if (stored) {
+        // Read in this transaction, which holds the write lock: it is the stored total.
+        total = addTo(stored);
+        if (!total) throw new Error(`board entry ${addressKey} changed under its writer`);
+      } else {
+        total = { points: delta, reachedAt };
+        insert.run(spaceId, sprintId, addressKey, delta, reachedAt);
       }
     }
-    const stored = read.get(spaceId, sprintId, addressKey) as KnownTotal | undefined;
-    let total: KnownTotal;
-    if (stored) {
-      total = { points: stored.points + delta, reachedAt: Math.max(stored.reachedAt, reachedAt) };
-      update.run(
-        total.points,
-        total.reachedAt,
-        spaceId,
-        sprintId,
-        addressKey,
-        stored.points,
-        stored.reachedAt,
-      );
-    } else {
-      total = { points: delta, reachedAt };
-      insert.run(spaceId, sprintId, addressKey, delta, reachedAt);
-    }
-    if (guess) {
-      guess.points = total.points;
-      guess.reachedAt = total.reachedAt;
-    } else known.remember(board, addressKey, { ...total });
+    if (guess) Object.assign(guess, total);
+    else known.remember(board, addressKey, { ...total });
     return { spaceId, sprintId, addressKey, ...total };
   });
 }

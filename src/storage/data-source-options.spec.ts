@@ -35,7 +35,8 @@ describe('buildDataSourceOptions (SQLite file)', () => {
     // Measured on a 1,000,000-record import: journals on disk were a million small writes, and
     // the default checkpoint ran after nearly every 1,000-record commit.
     expect(await pragma('temp_store')).toBe(2); // MEMORY
-    expect(await pragma('wal_autocheckpoint')).toBe(16384);
+    // Counted in pages: 4,096 pages of 16 KiB.
+    expect(await pragma('wal_autocheckpoint')).toBe(4096);
     expect(await pragma('journal_size_limit')).toBe(67108864);
     expect(await pragma('cache_size')).toBe(-65536);
   });
@@ -69,6 +70,11 @@ describe('buildDataSourceOptions (an existing SQLite file)', () => {
       try {
         const [size]: Array<{ page_size: number }> = await reopened.query('PRAGMA page_size');
         expect(size.page_size).toBe(4096);
+        // Still a checkpoint per 64 MiB of WAL: 16,384 pages of 4 KiB.
+        const [interval]: Array<{ wal_autocheckpoint: number }> = await reopened.query(
+          'PRAGMA wal_autocheckpoint',
+        );
+        expect(interval.wal_autocheckpoint).toBe(16384);
         await reopened.query('INSERT INTO kept (n) VALUES (4)');
         const rows: Array<{ n: number }> = await reopened.query('SELECT n FROM kept ORDER BY n');
         expect(rows.map((row) => row.n)).toEqual([1, 2, 3, 4]);

@@ -395,6 +395,25 @@ describe('TransactionRunner on SQLite', () => {
       expect(commits()).toBe(2);
     });
 
+    it('expects no more clients than came, for a while, once a wait for them ran out', async () => {
+      // Three clients answered whose next requests go on other connections (fetch's pool may
+      // send them so): they look like clients still to come, and the wait for them runs out.
+      for (const connection of [{}, {}, {}]) runner.enterRequest(connection)();
+      const leave = runner.enterRequest({});
+      const started = performance.now();
+      expect(await runner.run(note(1))).toBe(1);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(15);
+      leave();
+      // The same again: this time the group does not wait for them.
+      for (const connection of [{}, {}, {}]) runner.enterRequest(connection)();
+      runner.enterRequest({});
+      const unit = runner.run(note(2));
+      await after(4);
+      const straggler = runner.run(note(3));
+      expect(await Promise.all([unit, straggler])).toEqual([2, 3]);
+      expect(commits()).toBe(3);
+    });
+
     it('does not wait when requests come one at a time', async () => {
       for (const id of [1, 2]) {
         const leave = runner.enterRequest();

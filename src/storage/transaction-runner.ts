@@ -68,8 +68,9 @@ const COMMIT_DELAY_MS = 20;
 /**
  * How long a client whose request was answered counts as in flight still, on a connection kept
  * open, unless its next request comes first. A group's requests are answered together, after its
- * commit, and no request comes in while a group runs (the event loop does not turn): a request
- * sent meanwhile is read after the group's answers went out, so it never overlapped with them.
+ * commit, and no request is read while its statements run (the event loop does not turn): a
+ * request sent meanwhile is read after the group's answers went out, so it never overlapped with
+ * them.
  * Counting only requests between their headers and their answer, four clients feeding a file
  * looked like three (measured: groups of three, now and then two).
  */
@@ -163,7 +164,10 @@ export class TransactionRunner implements OnApplicationShutdown {
       if (left) return;
       left = true;
       this.inFlight--;
-      if (client) this.returning.set(client, performance.now());
+      if (!client) return;
+      // Deleted first: set() would keep the place of a client that is still in the map.
+      this.returning.delete(client);
+      this.returning.set(client, performance.now());
     };
   }
 
@@ -195,7 +199,9 @@ export class TransactionRunner implements OnApplicationShutdown {
     }
     this.peak.now = Math.max(this.peak.now, this.inFlight + this.returning.size);
     const peak = Math.max(this.peak.now, this.peak.before);
-    return now < this.ceiling.until ? Math.min(peak, this.ceiling.clients) : peak;
+    // The ceiling lowers the guess, never the requests seen in flight now.
+    if (now >= this.ceiling.until) return peak;
+    return Math.max(this.inFlight, Math.min(peak, this.ceiling.clients));
   }
 
   async onApplicationShutdown(): Promise<void> {
