@@ -171,12 +171,11 @@ export class PointsLedgerService {
    *
    * Optimistic: every event is added to the totals without a locking read (SQLite writes the
    * sum from the total it knows or reads, see addToTotalsNative; MySQL/MariaDB add in the
-   * statement), and the totals that result
-   * are checked; a running total that left the range throws TotalOutOfRange (see RangeCheck). No
-   * savepoint here: on SQLite one kept a copy of every page the batch touched, in memory (about
-   * 700 MB for a 50,000-record import batch; TransactionRunner sets none). Adding without a
-   * locking read also keeps MySQL writers off the gap locks of SELECT ... FOR UPDATE on addresses
-   * that have no row yet, where they deadlock.
+   * statement), and the totals that result are checked; a running total that left the range
+   * throws TotalOutOfRange (see RangeCheck). No savepoint here: on SQLite one kept a copy of
+   * every page the batch touched, in memory (about 700 MB for a 50,000-record import batch;
+   * TransactionRunner sets none). Adding without a locking read also keeps MySQL writers off the
+   * gap locks of SELECT ... FOR UPDATE on addresses that have no row yet, where they deadlock.
    *
    * Careful: the totals are read first (locked on MySQL), and the events that would overflow are
    * refused.

@@ -415,8 +415,10 @@ describe('TransactionRunner on SQLite', () => {
     });
 
     it('does not wait when requests come one at a time', async () => {
+      // One client, sending its next request on the same connection once answered.
+      const connection = {};
       for (const id of [1, 2]) {
-        const leave = runner.enterRequest();
+        const leave = runner.enterRequest(connection);
         const unit = runner.run(note(id));
         // A unit queued a little later is not waited for: no other request was in flight.
         await after(4);
