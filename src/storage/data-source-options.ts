@@ -50,7 +50,7 @@ export function buildDataSourceOptions(
         // the boards' pages whatever their size (its entries lie all over both board indexes),
         // and fewer, larger pages cost less to write and to search. Measured: POST /ingest of
         // 1,000-record batches about 8% faster, with a quarter less kernel time; single-record
-        // requests about 8% slower (README, "Cost of a request"). Set before journal_mode, which
+        // requests about 12% slower (README, "Cost of a request"). Set before journal_mode, which
         // writes the first page.
         db.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);
         db.pragma('journal_mode = WAL');
