@@ -7,7 +7,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import type { SprintEntity } from '../spaces/sprint.entity';
 import { SpacesService } from '../spaces/spaces.service';
 import { chunk, Dialect, dialectOf, num, upsertSql } from '../storage/sql-dialect';
-import { insertRows, nativeSqlite, PrepareNative } from '../storage/sqlite-native';
+import { insertRows, NativeStatement, nativeSqlite, PrepareNative } from '../storage/sqlite-native';
 import {
   announceAsReset,
   appendBoardReset,
@@ -584,31 +584,49 @@ function addToTotalsNative(native: PrepareNative, part: readonly EntryChange[]):
   if (!known) knownTotals.set(update, (known = new KnownTotals()));
   const { spaceId, sprintId } = part[0];
   const board = known.ofBoard(spaceId, sprintId);
-  return part.map(({ addressKey, delta, reachedAt }) => {
-    /** Adds the change to `from`, if that is the stored total: the new total, or undefined. */
-    const addTo = (from: KnownTotal): KnownTotal | undefined => {
-      const points = from.points + delta;
-      const at = Math.max(from.reachedAt, reachedAt);
-      const args = [spaceId, sprintId, addressKey, from.points, from.reachedAt];
-      return update.run(points, at, ...args).changes === 1 ? { points, reachedAt: at } : undefined;
-    };
+  return part.map((change) => {
+    const { addressKey } = change;
     const guess = board.get(addressKey);
-    let total = guess && addTo(guess);
+    let total = guess && addFrom(update, change, guess);
     if (!total) {
       const stored = read.get(spaceId, sprintId, addressKey) as KnownTotal | undefined;
       if (stored) {
         // Read in this transaction, which holds the write lock: it is the stored total.
-        total = addTo(stored);
+        total = addFrom(update, change, stored);
         if (!total) throw new Error(`board entry ${addressKey} changed under its writer`);
       } else {
-        total = { points: delta, reachedAt };
-        insert.run(spaceId, sprintId, addressKey, delta, reachedAt);
+        total = { points: change.delta, reachedAt: change.reachedAt };
+        insert.run(spaceId, sprintId, addressKey, total.points, total.reachedAt);
       }
     }
-    if (guess) Object.assign(guess, total);
-    else known.remember(board, addressKey, { ...total });
-    return { spaceId, sprintId, addressKey, ...total };
+    // `total` is a new object, not shared with the answer: the map keeps it.
+    if (guess) board.set(addressKey, total);
+    else known.remember(board, addressKey, total);
+    return { spaceId, sprintId, addressKey, points: total.points, reachedAt: total.reachedAt };
   });
+}
+
+/**
+ * Updates the change's entry to `from` plus the change, if `from` is its stored total: the new
+ * total, or undefined when the entry holds another (and was left as it was).
+ */
+function addFrom(
+  update: NativeStatement,
+  { spaceId, sprintId, addressKey, delta, reachedAt }: EntryChange,
+  from: KnownTotal,
+): KnownTotal | undefined {
+  const points = from.points + delta;
+  const at = Math.max(from.reachedAt, reachedAt);
+  const { changes } = update.run(
+    points,
+    at,
+    spaceId,
+    sprintId,
+    addressKey,
+    from.points,
+    from.reachedAt,
+  );
+  return changes === 1 ? { points, reachedAt: at } : undefined;
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -70,9 +70,8 @@ const COMMIT_DELAY_MS = 20;
  * open, unless its next request comes first. A group's requests are answered together, after its
  * commit, and no request is read while its statements run (the event loop does not turn): a
  * request sent meanwhile is read after the group's answers went out, so it never overlapped with
- * them.
- * Counting only requests between their headers and their answer, four clients feeding a file
- * looked like three (measured: groups of three, now and then two).
+ * them. Counting only requests between their headers and their answer, four clients feeding a
+ * file looked like three (measured: groups of three, now and then two).
  */
 const RETURN_MS = COMMIT_DELAY_MS;
 /** How long a peak of requests in flight is remembered: between one and two of these. */
