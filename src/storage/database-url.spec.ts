@@ -57,6 +57,15 @@ describe('parseDatabaseUrl', () => {
       });
     });
 
+    it('refuses sqlite:// with a host, which would put the file at the root', () => {
+      expect(errorOf(() => parseDatabaseUrl('sqlite://./data/x.sqlite', CWD)).message).toMatch(
+        /DATABASE_URL.*names a host.*sqlite:\.\/relative\/path/,
+      );
+      expect(errorOf(() => parseDatabaseUrl('sqlite://data/x.sqlite', CWD)).message).toMatch(
+        /names a host/,
+      );
+    });
+
     it('refuses sqlite: without a path', () => {
       expect(errorOf(() => parseDatabaseUrl('sqlite:', CWD)).message).toMatch(/DATABASE_URL.*path/);
     });

@@ -24,6 +24,11 @@ export function parseDatabaseUrl(url: string, cwd: string = process.cwd()): Data
     if (path === '')
       throw new Error('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:./data/loyalty.sqlite');
     if (path === ':memory:') return { kind: 'sqlite', file: ':memory:' };
+    // sqlite://./x read as a path is //./x, that is /x: a file far from the one meant.
+    if (path.startsWith('//'))
+      throw new Error(
+        `DATABASE_URL: "${url}" names a host; use sqlite:./relative/path or sqlite:///absolute/path`,
+      );
     return { kind: 'sqlite', file: isAbsolute(path) ? path : resolve(cwd, path) };
   }
   let parsed: URL;
