@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildSchema, parse, validate } from 'graphql';
@@ -13,6 +12,7 @@ import {
 } from '../../src/client';
 import { bruteForceBoard, PointsFixture, seeded } from '../utils/board-model';
 import { runCli } from '../utils/cli';
+import { scratchPath } from '../utils/scratch-files';
 import { createTestDatabase, TestDatabase } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
@@ -34,7 +34,7 @@ function fixture(): { file: string; events: PointsFixture[] } {
     { type: 'quest', id: 'q1', spaceId: 1, name: 'Quest one', status: 'Active' },
     ...events.map((e) => ({ type: 'points', ...e })),
   ];
-  const file = join(mkdtempSync(join(tmpdir(), 'client-')), 'board.ndjson');
+  const file = scratchPath('client-', 'board.ndjson');
   writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
   return { file, events };
 }
@@ -433,7 +433,7 @@ describe('the TypeScript client against the real service', () => {
     });
 
     it('exports a board as CSV equal to the board, and reads the token only from the environment', async () => {
-      const out = join(mkdtempSync(join(tmpdir(), 'export-')), 'board.csv');
+      const out = scratchPath('export-', 'board.csv');
       const result = await cli(['export', '--space', '1', '--out', out, '--page-delay', '0']);
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(`Exported ${expected.length} entries.`);
@@ -458,7 +458,7 @@ describe('the TypeScript client against the real service', () => {
         cursor = page.pageInfo.endCursor;
         if (++pages === 3) break;
       }
-      const out = join(mkdtempSync(join(tmpdir(), 'resume-')), 'rest.ndjson');
+      const out = scratchPath('resume-', 'rest.ndjson');
       const rest = await cli([
         'export',
         '--space',

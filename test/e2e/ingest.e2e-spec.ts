@@ -1,14 +1,14 @@
 import { DataSource } from 'typeorm';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { TransactionRunner } from '../../src/storage/transaction-runner';
 import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';
 import { runCli } from '../utils/cli';
+import { scratchPath } from '../utils/scratch-files';
 import { DB_KINDS } from '../utils/test-databases';
 import { scopeRefusal, startTestApp, TestApp } from '../utils/test-app';
 
@@ -432,7 +432,7 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       const imported = Array.from({ length: 60_000 }, (_, i) =>
         record(`race-import-${i}`, i % 800, (i % 7) + 1),
       );
-      const file = join(mkdtempSync(join(tmpdir(), 'loyalty-race-')), 'points.ndjson');
+      const file = scratchPath('loyalty-race-', 'points.ndjson');
       writeFileSync(file, imported.map((r) => JSON.stringify(r)).join('\n') + '\n');
       let importing = true;
       const importer = runCli(['import', file], { DATABASE_URL: t.db.url }).finally(
@@ -508,7 +508,7 @@ describe.each(DB_KINDS)('import killed half-way on %s', (kind) => {
         occurredAt: at.toISOString(),
       });
     }
-    const file = join(mkdtempSync(join(tmpdir(), 'loyalty-kill-')), 'points.ndjson');
+    const file = scratchPath('loyalty-kill-', 'points.ndjson');
     writeFileSync(
       file,
       [SPACE, ...SPRINTS, ...events.map((e) => ({ type: 'points', ...e }))]

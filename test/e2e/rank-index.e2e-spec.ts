@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -11,6 +9,7 @@ import { BoardChangeFeed } from '../../src/leaderboards/rank-index/board-change-
 import { RankIndexService } from '../../src/leaderboards/rank-index/rank-index.service';
 import { seeded } from '../utils/board-model';
 import { runCli } from '../utils/cli';
+import { scratchPath } from '../utils/scratch-files';
 import { DB_KINDS } from '../utils/test-databases';
 import { GqlResponse, startTestApp, TestApp } from '../utils/test-app';
 
@@ -184,8 +183,7 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
       const points = random() < 0.15 ? -Math.floor(random() * 600) : 1 + Math.floor(random() * 300);
       lines.push(JSON.stringify(pointsRecord(address, points, 60 + Math.floor(random() * 30))));
     }
-    const dir = mkdtempSync(join(tmpdir(), 'rank-index-'));
-    const file = join(dir, 'writes.ndjson');
+    const file = scratchPath('rank-index-', 'writes.ndjson');
     writeFileSync(file, lines.join('\n'));
     const feed = b.app.get(BoardChangeFeed);
     const importing = runCli(['import', file, '--batch-size', '200'], { DATABASE_URL: a.db.url });
@@ -195,7 +193,6 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
     const walked = await walk(b);
     const versionAtEnd = feed.version;
     const result = await importing;
-    rmSync(dir, { recursive: true, force: true });
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).toMatch(/: 40000 accepted, 0 duplicates, 0 refused/);
     // Changes kept arriving while the walk went on.
