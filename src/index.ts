@@ -33,7 +33,8 @@ export { BoardReader } from './leaderboards/board-reader';
 export type { BoardPage, RankedEntry } from './leaderboards/board-reader';
 export type { PageRequest } from './leaderboards/page-request';
 export type { BoardRef, RankKey } from './leaderboards/ranking';
-export { IngestService } from './ingest/ingest.service';
+export { BatchPartlyApplied, IngestService } from './ingest/ingest.service';
+export type { IngestSummary } from './ingest/ingest.service';
 export type { IngestRecord } from './ingest/ingest-record';
 export type { RecordOutcome } from './ingest/record-outcome';
 

@@ -13,8 +13,8 @@ import { AdminInputError, AdminsService } from '../dashboard/admins.service';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { demoRecords } from '../ingest/demo-dataset';
 import { parseRecord } from '../ingest/ingest-record';
-import { IngestService } from '../ingest/ingest.service';
-import { ingestStream, NumberedRecord, readNdjson } from '../ingest/record-stream';
+import { IngestService, IngestSummary } from '../ingest/ingest.service';
+import { ingestStream, IngestStopped, NumberedRecord, readNdjson } from '../ingest/record-stream';
 import { BOARD_CSV_HEADER, boardCsvLine } from '../common/csv';
 import { LeaderboardsService } from '../leaderboards/leaderboards.service';
 import { SpacesService } from '../spaces/spaces.service';
@@ -117,6 +117,20 @@ async function withContext<T>(
   }
 }
 
+const counts = (summary: IngestSummary) =>
+  `${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`;
+
+/**
+ * A database's error as its message and code (what an operator acts on); anything else, such as a
+ * bug, with its stack.
+ */
+function describeFailure(cause: unknown): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (cause instanceof Error && typeof code === 'string')
+    return cause.message.includes(code) ? cause.message : `${cause.message} (${code})`;
+  return cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
+}
+
 async function loadDemo(app: INestApplicationContext, entries: number): Promise<void> {
   const started = Date.now();
   function* numbered(): Generator<NumberedRecord> {
@@ -207,19 +221,32 @@ async function run(args: string[]): Promise<number> {
       const batchSize = positiveInt(option(rest, '--batch-size'), '--batch-size', 200_000);
       const input = createReadStream(file);
       const progress = new ImportProgress(statSync(file).size, input);
-      const summary = await withContext(config, (app) =>
-        ingestStream(app.get(IngestService), readNdjson(input), {
-          batchSize,
-          // MySQL/MariaDB: two transactions at once per batch, over separate address ranges.
-          parts: 2,
-          onRefused: (line, reason) => progress.note(`line ${line}: ${reason}`),
-          onProgress: (sofar) => progress.update(sofar),
-        }),
-      );
+      let summary: IngestSummary;
+      try {
+        summary = await withContext(config, (app) =>
+          ingestStream(app.get(IngestService), readNdjson(input), {
+            batchSize,
+            // MySQL/MariaDB: two transactions at once per batch, over separate address ranges.
+            parts: 2,
+            onRefused: (line, reason) => progress.note(`line ${line}: ${reason}`),
+            onProgress: (sofar) => progress.update(sofar),
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof IngestStopped)) throw error;
+        progress.finish(error.summary);
+        note(`Import of ${file} stopped at line ${error.line}: ${describeFailure(error.cause)}`);
+        note(`Applied before it: ${counts(error.summary)}.`);
+        note(
+          error.partly
+            ? `Of the batch from line ${error.line}, only the part counted above was applied; nothing after it.`
+            : `Nothing from line ${error.line} on was applied.`,
+        );
+        note('Run the same command again to go on: records already applied count as duplicates.');
+        return 1;
+      }
       progress.finish(summary);
-      note(
-        `Imported ${file}: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`,
-      );
+      note(`Imported ${file}: ${counts(summary)}`);
       return summary.refused > 0 ? 1 : 0;
     }
     case 'export': {

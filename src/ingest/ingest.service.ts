@@ -21,6 +21,21 @@ export interface IngestSummary {
 }
 
 /**
+ * A batch applied in parts (see IngestService.applyRecordsInParts) of which some committed and
+ * some failed. `outcomes` holds the committed parts' outcomes at their records' positions and
+ * nothing at the failed parts' positions; `cause` is the first failure.
+ */
+export class BatchPartlyApplied extends Error {
+  constructor(
+    readonly outcomes: ReadonlyArray<RecordOutcome | undefined>,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'BatchPartlyApplied';
+  }
+}
+
+/**
  * Applies records in the order given, as one transaction per call: either every outcome it reports
  * is in the database or none is. Consecutive points records are applied in bulk.
  */
@@ -66,6 +81,7 @@ export class IngestService {
    * addresses may land in two parts: one is accepted and the other refused as a conflict, as in
    * one transaction, but which one is then not decided by their order. Anything but points
    * records, and SQLite (which has one writer), take the single transaction of applyRecords.
+   * When some parts fail and others commit, BatchPartlyApplied says what the committed ones did.
    */
   async applyRecordsInParts(
     records: readonly IngestRecord[],
@@ -77,13 +93,17 @@ export class IngestService {
     const parts = splitByAddressRange(points, ways).filter((part) => part.records.length > 0);
     // Every part settles before a failure is reported: none is left running behind the caller.
     const settled = await Promise.allSettled(parts.map((part) => this.applyRecords(part.records)));
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    const applied = settled.map(
-      (result) => (result as PromiseFulfilledResult<RecordOutcome[]>).value,
-    );
     const outcomes = new Array<RecordOutcome>(records.length);
-    parts.forEach((part, p) => part.positions.forEach((at, i) => (outcomes[at] = applied[p][i])));
+    let failure: PromiseRejectedResult | undefined;
+    parts.forEach((part, p) => {
+      const result = settled[p];
+      if (result.status === 'rejected') failure ??= result;
+      else part.positions.forEach((at, i) => (outcomes[at] = result.value[i]));
+    });
+    if (failure) {
+      if (settled.every((result) => result.status === 'rejected')) throw failure.reason;
+      throw new BatchPartlyApplied(outcomes, failure.reason);
+    }
     return outcomes;
   }
 

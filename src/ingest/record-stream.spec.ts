@@ -2,9 +2,9 @@ import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IngestRecord } from './ingest-record';
-import type { IngestService } from './ingest.service';
-import { accepted } from './record-outcome';
-import { ingestStream, readNdjson } from './record-stream';
+import { BatchPartlyApplied, type IngestService } from './ingest.service';
+import { accepted, refused } from './record-outcome';
+import { ingestStream, IngestStopped, readNdjson } from './record-stream';
 
 describe('ingestStream over readNdjson (import FILE)', () => {
   let dir: string;
@@ -79,5 +79,48 @@ describe('ingestStream over readNdjson (import FILE)', () => {
     });
     // Every 10,000 records read (nothing applied yet), then after each batch.
     expect(reports).toEqual([0, 0, 25_000, 30_000]);
+  });
+
+  it('stops at a failed batch with its first line and what was applied, committed parts included', async () => {
+    const records = Array.from({ length: 10 }, (_, i) => ({
+      line: 2 * i + 1,
+      parsed: {
+        ok: true as const,
+        record: {
+          type: 'points' as const,
+          key: `stop-${i}`,
+          spaceId: 1,
+          address: '0xs',
+          points: 1,
+          occurredAt: 0,
+        },
+      },
+    }));
+    const failure = new Error('connection lost');
+    let calls = 0;
+    const ingest = {
+      applyRecordsInParts: (batch: readonly IngestRecord[]) => {
+        if (++calls === 1) return Promise.resolve(batch.map(() => accepted()));
+        // The second batch: its first two records committed (one refused), the rest failed.
+        const outcomes = [accepted(), refused('key', 'conflict'), undefined, undefined];
+        return Promise.reject(new BatchPartlyApplied(outcomes, failure));
+      },
+    } as unknown as IngestService;
+    const refusedLines: number[] = [];
+    const stopped = await ingestStream(ingest, records, {
+      batchSize: 4,
+      onRefused: (line) => refusedLines.push(line),
+    }).catch((error: unknown) => error);
+
+    expect(stopped).toBeInstanceOf(IngestStopped);
+    expect(stopped).toMatchObject({
+      line: 9,
+      summary: { accepted: 5, duplicates: 0, refused: 1 },
+      cause: failure,
+      partly: true,
+      message: 'stopped at line 9: connection lost',
+    });
+    expect(refusedLines).toEqual([11]);
+    expect(calls).toBe(2);
   });
 });

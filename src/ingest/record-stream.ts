@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { IngestRecord, ParseResult } from './ingest-record';
 import type { RecordOutcome } from './record-outcome';
 import { parseRecordLine } from './ingest-record';
-import { IngestService, IngestSummary, summarize } from './ingest.service';
+import { BatchPartlyApplied, IngestService, IngestSummary, summarize } from './ingest.service';
 
 export interface NumberedRecord {
   line: number;
@@ -38,6 +38,24 @@ export async function* readNdjson(input: Readable): AsyncGenerator<NumberedRecor
 export type NumberedOutcome = { line: number } & RecordOutcome;
 
 /**
+ * A stream stopped by a batch that failed (a database error): `summary` counts what was applied
+ * before it, with the committed parts of that batch if `partly` (see
+ * IngestService.applyRecordsInParts); nothing else from `line` on was applied. Re-running the same
+ * records is safe.
+ */
+export class IngestStopped extends Error {
+  constructor(
+    readonly line: number,
+    readonly summary: IngestSummary,
+    override readonly cause: unknown,
+    readonly partly = false,
+  ) {
+    super(`stopped at line ${line}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'IngestStopped';
+  }
+}
+
+/**
  * Applies numbered records in one transaction, or `parts` (the valid ones; an unparseable one is
  * refused in its place), and answers every record's outcome, in line order.
  */
@@ -62,11 +80,26 @@ export async function applyNumbered(
   );
 }
 
+/** The outcomes of a batch's committed parts, with their lines, in line order. */
+function committedOf(
+  items: readonly NumberedRecord[],
+  partly: BatchPartlyApplied,
+): NumberedOutcome[] {
+  const committed: NumberedOutcome[] = [];
+  let next = 0;
+  for (const { line, parsed } of items) {
+    if (!parsed.ok) continue;
+    const outcome = partly.outcomes[next++];
+    if (outcome) committed.push({ line, ...outcome });
+  }
+  return committed;
+}
+
 /**
  * Applies a stream of records in batches, one transaction each (or `parts`), in order. Every
  * refused record is reported with its line number; a batch that fails (database error) stops the
- * stream, leaving the batches before it applied and that batch not at all (or some of its parts),
- * so a re-run is safe.
+ * stream with IngestStopped, leaving the batches before it applied and that batch not at all (or
+ * some of its parts, whose refusals are reported and counted), so a re-run is safe.
  */
 export async function ingestStream(
   ingest: IngestService,
@@ -76,12 +109,21 @@ export async function ingestStream(
   const batchSize = options.batchSize ?? 2000;
   const summary: IngestSummary = { accepted: 0, duplicates: 0, refused: 0 };
   let batch: NumberedRecord[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const outcomes = await applyNumbered(ingest, batch, options.parts);
+  const report = (outcomes: readonly NumberedOutcome[]) => {
     summarize(outcomes, summary);
     for (const outcome of outcomes) {
       if (outcome.status === 'refused') options.onRefused?.(outcome.line, outcome.reason);
+    }
+  };
+  const flush = async () => {
+    if (batch.length === 0) return;
+    try {
+      report(await applyNumbered(ingest, batch, options.parts));
+    } catch (error) {
+      if (!(error instanceof BatchPartlyApplied))
+        throw new IngestStopped(batch[0].line, summary, error);
+      report(committedOf(batch, error));
+      throw new IngestStopped(batch[0].line, summary, error.cause, true);
     }
     batch = [];
     options.onProgress?.(summary);

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
 import { runCli } from '../utils/cli';
+import { scratchPath } from '../utils/scratch-files';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
@@ -33,7 +33,7 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startTestApp(kind);
-    file = join(mkdtempSync(join(tmpdir(), 'loyalty-import-')), 'records.ndjson');
+    file = scratchPath('loyalty-import-', 'records.ndjson');
     writeFileSync(file, `${LINES.join('\n')}\n`);
   });
   afterAll(() => t?.close());
@@ -207,7 +207,7 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
       );
     }
     lines.push(points('span', 299, 6));
-    const ranges = join(mkdtempSync(join(tmpdir(), 'loyalty-ranges-')), 'ranges.ndjson');
+    const ranges = scratchPath('loyalty-ranges-', 'ranges.ndjson');
     writeFileSync(ranges, `${lines.join('\n')}\n`);
 
     const result = await runCli(['import', ranges], { DATABASE_URL: t.db.url });
@@ -239,5 +239,96 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
     // Imported again: every record is a duplicate, and the refused one is refused again.
     const again = await runCli(['import', ranges], { DATABASE_URL: t.db.url });
     expect(again.stderr).toContain('0 accepted, 901 duplicates, 1 refused');
+  });
+
+  it('stops at a database failure saying where and what it applied, and finishes once re-run', async () => {
+    // A trigger fails the insert of one address's event, as a lost connection or a full disk
+    // would fail a batch. Batches of 100: the first applies (one record refused as a conflict),
+    // the second fails. On MariaDB that batch is two transactions over the lower and upper
+    // addresses; only the upper holds the failing address, so the lower commits.
+    const points = (key: string, address: string, value: number) =>
+      JSON.stringify({
+        type: 'points',
+        key,
+        spaceId: 1,
+        address,
+        points: value,
+        occurredAt: '2026-03-02T00:00:00Z',
+      });
+    const low = (n: number) => `0xSA${n.toString().padStart(2, '0')}`;
+    const high = (n: number) => `0xSZ${n.toString().padStart(2, '0')}`;
+    const lines: string[] = [];
+    for (let i = 0; i < 100; i++) lines.push(points(`stop-${i}`, low(i % 50), 1 + (i % 3)));
+    lines[49] = points('stop-0', low(7), 9); // line 50: key stop-0 with other content
+    for (let i = 0; i < 50; i++) lines.push(points(`stop-low-${i}`, low(i), 2));
+    lines[110] = points('stop-1', low(3), 9); // line 111, in the lower range: a conflict
+    for (let i = 0; i < 49; i++) lines.push(points(`stop-high-${i}`, high(i), 4));
+    lines.push(points('stop-fail', '0xSZFAIL', 5)); // line 200, in the upper range
+    for (let i = 0; i < 100; i++) lines.push(points(`stop-late-${i}`, high(i % 50), 1));
+    const file = scratchPath('loyalty-stop-', 'points.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+
+    const source = t.app.get(DataSource);
+    await source.query(
+      kind === 'sqlite'
+        ? `CREATE TRIGGER test_stop BEFORE INSERT ON points_events
+           WHEN NEW.address_key = '0xszfail' BEGIN SELECT RAISE(ABORT, 'no events for 0xszfail'); END`
+        : `CREATE TRIGGER test_stop BEFORE INSERT ON points_events FOR EACH ROW
+           IF NEW.address_key = '0xszfail' THEN
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no events for 0xszfail';
+           END IF`,
+    );
+    let stopped;
+    try {
+      stopped = await runCli(['import', file, '--batch-size', '100'], { DATABASE_URL: t.db.url });
+    } finally {
+      await source.query('DROP TRIGGER test_stop');
+    }
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain(
+      `Import of ${file} stopped at line 101: no events for 0xszfail`,
+    );
+    expect(stopped.stderr).not.toMatch(/\n\s+at /); // a database's error: no stack trace
+    expect(stopped.stderr).toContain('line 50: key was already used for a different points record');
+    if (kind === 'sqlite') {
+      // One transaction per batch: nothing of the second.
+      expect(stopped.stderr).toContain('Applied before it: 99 accepted, 0 duplicates, 1 refused.');
+      expect(stopped.stderr).not.toContain('line 111:');
+      expect(stopped.stderr).toContain('Nothing from line 101 on was applied.');
+    } else {
+      // The lower part committed: its 50 records, one of them refused, are reported.
+      expect(stopped.stderr).toContain('Applied before it: 148 accepted, 0 duplicates, 2 refused.');
+      expect(stopped.stderr).toContain('line 111: key was already used');
+      expect(stopped.stderr).toContain(
+        'Of the batch from line 101, only the part counted above was applied; nothing after it.',
+      );
+    }
+    const stored = Number(
+      (
+        await source.query(`SELECT COUNT(*) AS n FROM points_events WHERE event_key LIKE 'stop-%'`)
+      )[0].n,
+    );
+    expect(stored).toBe(kind === 'sqlite' ? 99 : 148);
+
+    // The failure gone, the same command goes on and ends with every total exact.
+    const again = await runCli(['import', file, '--batch-size', '100'], {
+      DATABASE_URL: t.db.url,
+    });
+    expect(again.code).toBe(1); // the two conflicts are refused again
+    expect(again.stderr).toContain(
+      `Imported ${file}: ${298 - stored} accepted, ${stored} duplicates, 2 refused`,
+    );
+    const expected = new Map<string, number>();
+    lines.forEach((line, i) => {
+      if (i === 49 || i === 110) return;
+      const record = JSON.parse(line) as { address: string; points: number };
+      const key = record.address.toLowerCase();
+      expected.set(key, (expected.get(key) ?? 0) + record.points);
+    });
+    const rows: Array<{ addressKey: string; points: number | string }> = await source.query(
+      `SELECT address_key AS addressKey, points FROM board_entries
+       WHERE space_id = 1 AND sprint_id = 0 AND address_key LIKE '0xs%'`,
+    );
+    expect(new Map(rows.map((r) => [r.addressKey, Number(r.points)]))).toEqual(expected);
   });
 });
