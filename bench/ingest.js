@@ -100,6 +100,23 @@ async function verifyBoard(url, expected, path) {
     throw new Error(`${path}: ${rows.length} addresses on the board, expected ${onBoard}`);
 }
 
+/**
+ * CPU seconds (user and system) a process has used so far, from /proc (Linux; undefined
+ * elsewhere). On a machine whose speed swings, the server's CPU time per record varies less than
+ * its throughput.
+ */
+function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (name) ": state is the 1st field, utime and stime the 12th and 13th, in ticks
+    // of USER_HZ (100 on Linux).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 async function benchImport(kind, file, expected) {
   const db = await scratchDatabase(kind, 'bench_ingest');
   try {
@@ -168,6 +185,7 @@ async function benchHttp(kind, records, expected) {
     const latencies = [];
     let next = 0;
     let accepted = 0;
+    const cpuBefore = cpuSecondsOf(server.pid);
     const started = process.hrtime.bigint();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -181,6 +199,7 @@ async function benchHttp(kind, records, expected) {
       }),
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpuAfter = cpuSecondsOf(server.pid);
     if (accepted !== RECORDS) throw new Error(`accepted ${accepted} of ${RECORDS}`);
     latencies.sort((a, b) => a - b);
     await verifyBoard(db.url, expected, `${kind} POST /ingest`);
@@ -189,6 +208,7 @@ async function benchHttp(kind, records, expected) {
       perSecond: RECORDS / seconds,
       p50ms: latencies[Math.floor(latencies.length / 2)],
       p99ms: latencies[Math.floor(latencies.length * 0.99)],
+      serverCpuSeconds: cpuBefore === undefined ? undefined : cpuAfter - cpuBefore,
     };
   } finally {
     server?.kill('SIGTERM');
@@ -224,7 +244,7 @@ async function main() {
       const http = await benchHttp(kind, records, expected);
       results.push({ db: kind, path: `POST /ingest x${BATCH}`, ...http });
       console.log(
-        `${kind.padEnd(8)} POST /ingest x${BATCH}   ${Math.round(http.perSecond).toLocaleString('en-US').padStart(8)} records/s  (${http.seconds.toFixed(1)} s, ${CONCURRENCY} clients, batch p50 ${http.p50ms.toFixed(0)} ms, p99 ${http.p99ms.toFixed(0)} ms)`,
+        `${kind.padEnd(8)} POST /ingest x${BATCH}   ${Math.round(http.perSecond).toLocaleString('en-US').padStart(8)} records/s  (${http.seconds.toFixed(1)} s, ${CONCURRENCY} clients, batch p50 ${http.p50ms.toFixed(0)} ms, p99 ${http.p99ms.toFixed(0)} ms${http.serverCpuSeconds === undefined ? '' : `, server CPU ${http.serverCpuSeconds.toFixed(1)} s`})`,
       );
     }
   }
