@@ -4,6 +4,9 @@ import type { BoardRef, RankKey } from '../ranking';
 
 const COLUMNS = ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at', 'created_at'];
 
+/** SQLite: change rows per INSERT (an AUTOINCREMENT table; see insertRows). */
+const SQLITE_ROWS_PER_STATEMENT = 64;
+
 /** An entry as a transaction left it: its board, address, total and reachedAt. */
 export interface EntryState extends RankKey {
   spaceId: number;
@@ -20,14 +23,14 @@ export async function appendEntryChanges(
   entries: readonly EntryState[],
 ): Promise<void> {
   const now = Date.now();
-  await insertRows(manager, 'board_changes', COLUMNS, entries, (e) => [
-    e.spaceId,
-    e.sprintId,
-    e.addressKey,
-    e.points,
-    e.reachedAt,
-    now,
-  ]);
+  await insertRows(
+    manager,
+    'board_changes',
+    COLUMNS,
+    entries,
+    (e) => [e.spaceId, e.sprintId, e.addressKey, e.points, e.reachedAt, now],
+    SQLITE_ROWS_PER_STATEMENT,
+  );
 }
 
 /** Batches up to this many entries of a board are always announced entry by entry. */
