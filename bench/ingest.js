@@ -208,7 +208,8 @@ async function benchHttp(kind, records, expected) {
       perSecond: RECORDS / seconds,
       p50ms: latencies[Math.floor(latencies.length / 2)],
       p99ms: latencies[Math.floor(latencies.length * 0.99)],
-      serverCpuSeconds: cpuBefore === undefined ? undefined : cpuAfter - cpuBefore,
+      serverCpuSeconds:
+        cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
     };
   } finally {
     server?.kill('SIGTERM');

@@ -35,7 +35,8 @@ Commands:
                               (default 200000; on MySQL/MariaDB a batch of points is two
                               transactions over separate address ranges); progress and
                               refused lines (with their line number) on stderr; exit 1 if any
-                              was refused. Safe to stop and re-run
+                              was refused, or if a database error stopped it (it says at which
+                              line, and what it applied). Safe to stop and re-run
   export --space ID [--sprint ID]
                               print a board as CSV in rank order: rank,address,username,points
   demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N
@@ -106,15 +107,20 @@ async function withContext<T>(
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
     logger: ['error', 'warn'],
   });
+  let result: T;
   try {
     const source = app.get<DataSource>(getDataSourceToken());
     if (migrate) await source.runMigrations({ transaction: 'each' });
     else if (await source.showMigrations())
       throw new UsageError('the database has pending migrations: run "migrate" first');
-    return await work(app);
-  } finally {
-    await app.close();
+    result = await work(app);
+  } catch (error) {
+    // A database that failed the work may fail the close too: the work's error is the one to tell.
+    await app.close().catch(() => undefined);
+    throw error;
   }
+  await app.close();
+  return result;
 }
 
 const counts = (summary: IngestSummary) =>
@@ -240,7 +246,7 @@ async function run(args: string[]): Promise<number> {
         note(
           error.partly
             ? `Of the batch from line ${error.line}, only the part counted above was applied; nothing after it.`
-            : `Nothing from line ${error.line} on was applied.`,
+            : `Nothing from line ${error.line} on was applied, unless the failure came during its batch's commit.`,
         );
         note('Run the same command again to go on: records already applied count as duplicates.');
         return 1;
@@ -329,6 +335,11 @@ run(process.argv.slice(2)).then(
     ) {
       note(error.message);
       process.exit(2);
+    }
+    if (error instanceof IngestStopped) {
+      // The demo's load: where it stopped, and the database's own words.
+      note(`Stopped at record ${error.line}: ${describeFailure(error.cause)}`);
+      process.exit(1);
     }
     note(error instanceof Error ? (error.stack ?? error.message) : String(error));
     process.exit(1);

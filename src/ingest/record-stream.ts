@@ -67,32 +67,35 @@ export async function applyNumbered(
   const records: IngestRecord[] = [];
   for (const { parsed } of items) if (parsed.ok) records.push(parsed.record);
   const applied = records.length > 0 ? await ingest.applyRecordsInParts(records, parts) : [];
-  let next = 0;
-  return items.map(({ line, parsed }) =>
-    parsed.ok
-      ? { line, ...applied[next++] }
-      : {
-          line,
-          status: 'refused' as const,
-          ...(parsed.field ? { field: parsed.field } : {}),
-          reason: parsed.reason,
-        },
-  );
+  return withLines(items, applied);
 }
 
-/** The outcomes of a batch's committed parts, with their lines, in line order. */
-function committedOf(
+/**
+ * Outcomes with their lines, in line order: `applied` holds the parseable records' outcomes in
+ * order, none where a record was not applied (see BatchPartlyApplied), which is left out; an
+ * unparseable record is refused in its place, if `parseRefusals`.
+ */
+function withLines(
   items: readonly NumberedRecord[],
-  partly: BatchPartlyApplied,
+  applied: ReadonlyArray<RecordOutcome | undefined>,
+  parseRefusals = true,
 ): NumberedOutcome[] {
-  const committed: NumberedOutcome[] = [];
+  const outcomes: NumberedOutcome[] = [];
   let next = 0;
   for (const { line, parsed } of items) {
-    if (!parsed.ok) continue;
-    const outcome = partly.outcomes[next++];
-    if (outcome) committed.push({ line, ...outcome });
+    if (parsed.ok) {
+      const outcome = applied[next++];
+      if (outcome) outcomes.push({ line, ...outcome });
+    } else if (parseRefusals) {
+      outcomes.push({
+        line,
+        status: 'refused',
+        ...(parsed.field ? { field: parsed.field } : {}),
+        reason: parsed.reason,
+      });
+    }
   }
-  return committed;
+  return outcomes;
 }
 
 /**
@@ -117,14 +120,17 @@ export async function ingestStream(
   };
   const flush = async () => {
     if (batch.length === 0) return;
+    let outcomes: NumberedOutcome[];
     try {
-      report(await applyNumbered(ingest, batch, options.parts));
+      outcomes = await applyNumbered(ingest, batch, options.parts);
     } catch (error) {
       if (!(error instanceof BatchPartlyApplied))
         throw new IngestStopped(batch[0].line, summary, error);
-      report(committedOf(batch, error));
+      // The committed parts' records only: the batch's unparseable lines come again on a re-run.
+      report(withLines(batch, error.outcomes, false));
       throw new IngestStopped(batch[0].line, summary, error.cause, true);
     }
+    report(outcomes);
     batch = [];
     options.onProgress?.(summary);
   };

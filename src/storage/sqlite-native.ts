@@ -59,6 +59,7 @@ const ROWS_PER_INSERT = 500;
  * WITHOUT ROWID table with an index (the ledger: 3.0-3.8 us a row, against 4.0-4.6 in statements
  * of 50), and several rows for an AUTOINCREMENT table, which updates sqlite_sequence once a
  * statement (board_changes: 0.9-1.0 us a row in statements of 64, against 2.3-3.0 one by one).
+ * Keep rows times columns under SQLite's limit of 32,766 parameters a statement.
  */
 export async function insertRows<T>(
   manager: EntityManager,

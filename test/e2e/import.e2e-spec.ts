@@ -294,7 +294,7 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
       // One transaction per batch: nothing of the second.
       expect(stopped.stderr).toContain('Applied before it: 99 accepted, 0 duplicates, 1 refused.');
       expect(stopped.stderr).not.toContain('line 111:');
-      expect(stopped.stderr).toContain('Nothing from line 101 on was applied.');
+      expect(stopped.stderr).toContain('Nothing from line 101 on was applied, unless');
     } else {
       // The lower part committed: its 50 records, one of them refused, are reported.
       expect(stopped.stderr).toContain('Applied before it: 148 accepted, 0 duplicates, 2 refused.');
