@@ -24,6 +24,10 @@ const LINES = [
   /* 16 */ '{"type":"quest","id":"q2","spaceId":1,"name":"Retired","status":"Deleted"}',
 ];
 
+/** A points record of space 1, as a line of an import file. */
+const pointsLine = (key: string, address: string, value: number, occurredAt: string) =>
+  JSON.stringify({ type: 'points', key, spaceId: 1, address, points: value, occurredAt });
+
 const BOARD = `query($s: Int) { space(id: 1) { name description loyaltyPointsRanks(sprintId: $s) {
   totalCount list { rank points address { address } } } } }`;
 
@@ -188,14 +192,7 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
     // the lower and upper half of the addresses. Key "span" is sent for the lowest address and,
     // with other content, for the highest: one is accepted, the other refused as a conflict.
     const points = (key: string, n: number, value: number) =>
-      JSON.stringify({
-        type: 'points',
-        key,
-        spaceId: 1,
-        address: `0xR${n.toString().padStart(3, '0')}`,
-        points: value,
-        occurredAt: '2026-03-01T00:00:00Z',
-      });
+      pointsLine(key, `0xR${n.toString().padStart(3, '0')}`, value, '2026-03-01T00:00:00Z');
     const lines = [points('span', 0, 5)];
     const expected = new Map<string, number>();
     for (let i = 0; i < 900; i++) {
@@ -247,14 +244,7 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
     // the second fails. On MariaDB that batch is two transactions over the lower and upper
     // addresses; only the upper holds the failing address, so the lower commits.
     const points = (key: string, address: string, value: number) =>
-      JSON.stringify({
-        type: 'points',
-        key,
-        spaceId: 1,
-        address,
-        points: value,
-        occurredAt: '2026-03-02T00:00:00Z',
-      });
+      pointsLine(key, address, value, '2026-03-02T00:00:00Z');
     const low = (n: number) => `0xSA${n.toString().padStart(2, '0')}`;
     const high = (n: number) => `0xSZ${n.toString().padStart(2, '0')}`;
     const lines: string[] = [];
