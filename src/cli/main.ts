@@ -18,7 +18,7 @@ import { ingestStream, IngestStopped, NumberedRecord, readNdjson } from '../inge
 import { BOARD_CSV_HEADER, boardCsvLine } from '../common/csv';
 import { LeaderboardsService } from '../leaderboards/leaderboards.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { ImportProgress } from './progress';
+import { describeSummary, ImportProgress } from './progress';
 import { CliModule } from './cli.module';
 import { printSchemaOf } from './schema-printer';
 
@@ -122,9 +122,6 @@ async function withContext<T>(
   await app.close();
   return result;
 }
-
-const counts = (summary: IngestSummary) =>
-  `${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`;
 
 /**
  * A database's error as its message and code (what an operator acts on); anything else, such as a
@@ -242,7 +239,7 @@ async function run(args: string[]): Promise<number> {
         if (!(error instanceof IngestStopped)) throw error;
         progress.finish(error.summary);
         note(`Import of ${file} stopped at line ${error.line}: ${describeFailure(error.cause)}`);
-        note(`Applied before it: ${counts(error.summary)}.`);
+        note(`Applied before it: ${describeSummary(error.summary)}.`);
         note(
           error.partly
             ? `Of the batch from line ${error.line}, only the part counted above was applied; nothing after it.`
@@ -252,7 +249,7 @@ async function run(args: string[]): Promise<number> {
         return 1;
       }
       progress.finish(summary);
-      note(`Imported ${file}: ${counts(summary)}`);
+      note(`Imported ${file}: ${describeSummary(summary)}`);
       return summary.refused > 0 ? 1 : 0;
     }
     case 'export': {
@@ -336,12 +333,10 @@ run(process.argv.slice(2)).then(
       note(error.message);
       process.exit(2);
     }
-    if (error instanceof IngestStopped) {
-      // The demo's load: where it stopped, and the database's own words.
+    // A stopped demo load says where; a database's error is told in its own words.
+    if (error instanceof IngestStopped)
       note(`Stopped at record ${error.line}: ${describeFailure(error.cause)}`);
-      process.exit(1);
-    }
-    note(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    else note(describeFailure(error));
     process.exit(1);
   },
 );

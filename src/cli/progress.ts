@@ -3,6 +3,10 @@ import type { IngestSummary } from '../ingest/ingest.service';
 
 const EVERY_MS_WITHOUT_TTY = 10_000;
 
+/** "N accepted, N duplicates, N refused": the bar's counts and the import's last line. */
+export const describeSummary = (summary: IngestSummary): string =>
+  `${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused`;
+
 /**
  * The import's progress on stderr: a bar redrawn in place on a terminal, a line every 10 s
  * otherwise (logs stay readable). Notes (refused lines) are printed above the bar.
@@ -53,7 +57,7 @@ export class ImportProgress {
     return (
       `${bar} ${(share * 100).toFixed(0).padStart(3)}%  ${records.toLocaleString('en-US')} records` +
       `  ${Math.round(records / seconds).toLocaleString('en-US')}/s` +
-      `  (${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.refused} refused)`
+      `  (${describeSummary(summary)})`
     );
   }
 }
