@@ -12,6 +12,7 @@ import { TokenScopes1763900000000 } from './storage/migrations/1763900000000-tok
 import { BoardChanges1764000000000 } from './storage/migrations/1764000000000-board-changes';
 import { SqliteClusteredLedger1764100000000 } from './storage/migrations/1764100000000-sqlite-clustered-ledger';
 import { SqliteLedgerDayIndex1764200000000 } from './storage/migrations/1764200000000-sqlite-ledger-day-index';
+import { BoardBacklog1764300000000 } from './storage/migrations/1764300000000-board-backlog';
 import { ServiceSettingEntity } from './storage/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -35,4 +36,5 @@ export const LOYALTY_MIGRATIONS = [
   BoardChanges1764000000000,
   SqliteClusteredLedger1764100000000,
   SqliteLedgerDayIndex1764200000000,
+  BoardBacklog1764300000000,
 ];

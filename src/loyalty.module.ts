@@ -4,6 +4,7 @@ import { AccessTokenGuard } from './auth/access-token.guard';
 import { AccessTokensService } from './auth/access-tokens.service';
 import { IngestController } from './ingest/ingest.controller';
 import { IngestService } from './ingest/ingest.service';
+import { BoardBacklogService } from './leaderboards/board-backlog.service';
 import { BoardReader } from './leaderboards/board-reader';
 import { CursorService } from './leaderboards/cursor.service';
 import { LeaderboardsResolver } from './leaderboards/leaderboards.resolver';
@@ -49,6 +50,7 @@ import { TransactionRunner } from './storage/transaction-runner';
     ProfilesService,
     QuestsService,
     CursorService,
+    BoardBacklogService,
     SqlBoardReader,
     BoardChangeFeed,
     RankIndexService,
@@ -74,6 +76,7 @@ import { TransactionRunner } from './storage/transaction-runner';
     AccessTokenGuard,
     BoardReader,
     RankIndexService,
+    BoardBacklogService,
   ],
 })
 export class LoyaltyModule extends LoyaltyConfigurableModule {}

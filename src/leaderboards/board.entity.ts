@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { asNumber } from '../storage/numeric.transformer';
 
 /** Per board, the number of entries above 0 points: totalCount without counting rows. */
 @Entity({ name: 'boards' })
@@ -11,4 +12,8 @@ export class BoardEntity {
 
   @Column({ name: 'entry_count', type: 'integer', default: 0 })
   entryCount!: number;
+
+  /** SQLite: the lowest board_changes seq that board_entries may lack (see BoardBacklog). */
+  @Column({ name: 'unfolded_since', type: 'bigint', nullable: true, transformer: asNumber })
+  unfoldedSince!: number | null;
 }

@@ -7,7 +7,8 @@ import { ProfilesService } from '../profiles/profiles.service';
 import type { SprintEntity } from '../spaces/sprint.entity';
 import { SpacesService } from '../spaces/spaces.service';
 import { chunk, Dialect, dialectOf, num, upsertSql } from '../storage/sql-dialect';
-import { insertRows, NativeStatement, nativeSqlite, PrepareNative } from '../storage/sqlite-native';
+import { insertRows } from '../storage/sqlite-native';
+import { BoardBacklogService } from './board-backlog.service';
 import {
   announceAsReset,
   appendBoardReset,
@@ -74,6 +75,7 @@ export class PointsLedgerService {
   constructor(
     private readonly spaces: SpacesService,
     private readonly profiles: ProfilesService,
+    private readonly backlog: BoardBacklogService,
   ) {}
 
   async ingestPoints(
@@ -122,6 +124,8 @@ export class PointsLedgerService {
 
   /** Recomputes a sprint's board from the ledger: for a new sprint or one whose window moved. */
   async rebuildSprintBoard(manager: EntityManager, sprint: SprintEntity): Promise<void> {
+    const sqlite = this.backlog.writer(manager);
+    sqlite?.backlog.forget(sqlite.native, { spaceId: sprint.spaceId, sprintId: sprint.id });
     const board = [sprint.spaceId, sprint.id];
     await manager.query('DELETE FROM board_entries WHERE space_id = ? AND sprint_id = ?', board);
     const { where, params } = sprintWindow(dialectOf(manager), sprint);
@@ -169,9 +173,8 @@ export class PointsLedgerService {
    * Applies new events in order and answers the keys it refused: an event that would take a total
    * out of GraphQL's Int range, which would make the whole board unreadable.
    *
-   * Optimistic: every event is added to the totals without a locking read (SQLite writes the
-   * sum from the total it knows or reads, see addToTotalsNative; MySQL/MariaDB add in the
-   * statement), and the totals that result are checked; a running total that left the range
+   * Optimistic: every event is added to the totals without a locking read (SQLite sums from the
+   * total its backlog holds or reads, see BoardBacklog; MySQL/MariaDB add in the statement), and the totals that result are checked; a running total that left the range
    * throws TotalOutOfRange (see RangeCheck). No savepoint here: on SQLite one kept a copy of
    * every page the batch touched, in memory (about 700 MB for a 50,000-record import batch;
    * TransactionRunner sets none). Adding without a locking read also keeps MySQL writers off the
@@ -231,7 +234,7 @@ export class PointsLedgerService {
         board.length > RESET_MIN_CHANGES &&
         announceAsReset(board.length, await this.entryCount(manager, board[0]));
       for (const part of chunk(board, IN_CHUNK)) {
-        const stored = await this.addToTotals(manager, part);
+        const stored = await this.addToTotals(manager, part, asReset);
         for (let i = 0; i < part.length; i++) {
           const change = part[i];
           const after = stored[i].points;
@@ -256,16 +259,22 @@ export class PointsLedgerService {
   }
 
   /**
-   * Adds each change (of one board) to its stored total, creating the entry, and answers the
-   * entries as now stored, in the order of `part`. SQLite row by row on prepared statements;
-   * MariaDB in one statement with RETURNING; MySQL, which has no RETURNING, reads its rows back.
+   * Adds each change (of one board) to its total, creating the entry, and answers the entries as
+   * they now stand, in the order of `part`. SQLite through the backlog (see BoardBacklog): in
+   * board_entries at once only when `asReset` (a bulk write that rewrites much of the board),
+   * otherwise by the board_changes rows the caller appends, folded in later. MariaDB in one
+   * statement with RETURNING; MySQL, which has no RETURNING, reads its rows back.
    */
   private async addToTotals(
     manager: EntityManager,
     part: readonly EntryChange[],
+    asReset: boolean,
   ): Promise<EntryState[]> {
-    const native = nativeSqlite(manager);
-    if (native) return addToTotalsNative(native, part);
+    const sqlite = this.backlog.writer(manager);
+    if (sqlite) {
+      const { spaceId, sprintId } = part[0];
+      return sqlite.backlog.add(sqlite.native, { spaceId, sprintId }, part, asReset);
+    }
     const upsert = upsertSql(
       dialectOf(manager),
       'board_entries',
@@ -361,8 +370,16 @@ export class PointsLedgerService {
     boards: readonly EntryChange[][],
   ): Promise<Map<string, number>> {
     const totals = new Map<string, number>();
+    const sqlite = this.backlog.writer(manager);
     for (const board of boards) {
       const { spaceId, sprintId } = board[0];
+      if (sqlite) {
+        for (const { addressKey } of board) {
+          const total = sqlite.backlog.total(sqlite.native, board[0], addressKey);
+          if (total) totals.set(entryId(spaceId, sprintId, addressKey), total.points);
+        }
+        continue;
+      }
       for (const part of chunk(board, IN_CHUNK)) {
         for (const row of await this.selectTotals(manager, board[0], part)) {
           totals.set(entryId(spaceId, sprintId, String(row.addressKey)), num(row.points));
@@ -511,122 +528,6 @@ function boardChangesOf(
     .sort(([a], [b]) => a - b)
     .flatMap(([, ofSpace]) => [...ofSpace.entries()].sort(([a], [b]) => a - b))
     .map(([, board]) => board);
-}
-
-/** An entry's total as a SQLite connection last read or wrote it (see KnownTotals). */
-interface KnownTotal {
-  points: number;
-  reachedAt: number;
-}
-
-/**
- * Entries a connection's KnownTotals hold at most: about 150 bytes each with 42-character
- * addresses (measured), so about 75 MB when full.
- */
-const KNOWN_TOTALS_LIMIT = 500_000;
-
-/**
- * The totals of entries as one SQLite connection last read or wrote them, by board and address
- * key: a guess that saves reading the entry before writing it, never trusted. The update that
- * uses one names the guessed total in its WHERE clause, so an entry that changed meanwhile (in
- * another connection, a sprint rebuild, or a transaction that rolled back) is not updated, and
- * is read instead. Past KNOWN_TOTALS_LIMIT entries, all are forgotten at once.
- */
-class KnownTotals {
-  private readonly boards = new Map<string, Map<string, KnownTotal>>();
-  private size = 0;
-
-  ofBoard(spaceId: number, sprintId: number): Map<string, KnownTotal> {
-    const key = `${spaceId}/${sprintId}`;
-    let board = this.boards.get(key);
-    if (!board) this.boards.set(key, (board = new Map<string, KnownTotal>()));
-    return board;
-  }
-
-  remember(board: Map<string, KnownTotal>, addressKey: string, total: KnownTotal): void {
-    if (this.size >= KNOWN_TOTALS_LIMIT) {
-      // Emptied, not dropped: callers hold the maps of boards they are writing.
-      for (const entries of this.boards.values()) entries.clear();
-      this.size = 0;
-    }
-    this.size++;
-    board.set(addressKey, total);
-  }
-}
-
-/** One per connection, keyed by its prepared update statement (see nativeSqlite). */
-const knownTotals = new WeakMap<object, KnownTotals>();
-
-/**
- * SQLite: adds each change to its entry, one row at a time on prepared statements (see
- * nativeSqlite), and answers the entries as stored, in the order of `part`. An entry whose total
- * the connection knows (see KnownTotals) is updated from it, if it still holds; any other is read,
- * then updated (or inserted) with the sum computed here. An upsert with RETURNING costs more, as
- * SQLite gathers every RETURNING row into a temporary table first (in a script with this schema,
- * 8.8-9.2 us a row against 6.6-7.4 us). Nothing else writes meanwhile: the transaction holds
- * SQLite's only write lock.
- */
-function addToTotalsNative(native: PrepareNative, part: readonly EntryChange[]): EntryState[] {
-  const read = native(
-    `SELECT points, reached_at AS reachedAt FROM board_entries
-     WHERE space_id = ? AND sprint_id = ? AND address_key = ?`,
-  );
-  // Only from the total it was computed from.
-  const update = native(
-    `UPDATE board_entries SET points = ?, reached_at = ?
-     WHERE space_id = ? AND sprint_id = ? AND address_key = ? AND points = ? AND reached_at = ?`,
-  );
-  const insert = native(
-    `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
-     VALUES (?, ?, ?, ?, ?)`,
-  );
-  let known = knownTotals.get(update);
-  if (!known) knownTotals.set(update, (known = new KnownTotals()));
-  const { spaceId, sprintId } = part[0];
-  const board = known.ofBoard(spaceId, sprintId);
-  return part.map((change) => {
-    const { addressKey } = change;
-    const guess = board.get(addressKey);
-    let total = guess && addFrom(update, change, guess);
-    if (!total) {
-      const stored = read.get(spaceId, sprintId, addressKey) as KnownTotal | undefined;
-      if (stored) {
-        // Read in this transaction, which holds the write lock: it is the stored total.
-        total = addFrom(update, change, stored);
-        if (!total) throw new Error(`board entry ${addressKey} changed under its writer`);
-      } else {
-        total = { points: change.delta, reachedAt: change.reachedAt };
-        insert.run(spaceId, sprintId, addressKey, total.points, total.reachedAt);
-      }
-    }
-    // `total` is a new object, not shared with the answer: the map keeps it.
-    if (guess) board.set(addressKey, total);
-    else known.remember(board, addressKey, total);
-    return { spaceId, sprintId, addressKey, points: total.points, reachedAt: total.reachedAt };
-  });
-}
-
-/**
- * Updates the change's entry to `from` plus the change, if `from` is its stored total: the new
- * total, or undefined when the entry holds another (and was left as it was).
- */
-function addFrom(
-  update: NativeStatement,
-  { spaceId, sprintId, addressKey, delta, reachedAt }: EntryChange,
-  from: KnownTotal,
-): KnownTotal | undefined {
-  const points = from.points + delta;
-  const at = Math.max(from.reachedAt, reachedAt);
-  const { changes } = update.run(
-    points,
-    at,
-    spaceId,
-    sprintId,
-    addressKey,
-    from.points,
-    from.reachedAt,
-  );
-  return changes === 1 ? { points, reachedAt: at } : undefined;
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

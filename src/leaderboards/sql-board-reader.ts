@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { dialectOf, num } from '../storage/sql-dialect';
+import { BoardBacklogService } from './board-backlog.service';
 import { BoardPage, BoardReader, RankedEntry } from './board-reader';
 import type { PageRequest } from './page-request';
 import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
@@ -21,17 +22,24 @@ interface EntryRow {
  * Ranks are counted: rank = entries strictly ahead + 1, so a page far down the board costs a
  * count over the entries ahead of it (O(depth)). That is the known cost this seam exists to
  * remove. totalCount comes from the `boards` counter kept by the ledger, not from COUNT(*).
+ *
+ * On SQLite, a board's changes the writer has not folded into board_entries yet are folded before
+ * its rows are read (BoardBacklogService.settle): a point read when there are none.
  */
 @Injectable()
 export class SqlBoardReader extends BoardReader {
   private readonly sql: BoardSql;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly backlog: BoardBacklogService,
+  ) {
     super();
     this.sql = boardSql(dialectOf(dataSource));
   }
 
   async readPage(board: BoardRef, request: PageRequest): Promise<BoardPage> {
+    await this.backlog.settle(board);
     const size = request.size;
     const totalCount = await this.countEntries(board);
     switch (request.kind) {
@@ -76,6 +84,7 @@ export class SqlBoardReader extends BoardReader {
   }
 
   async findEntry(board: BoardRef, addressKey: string): Promise<RankedEntry | null> {
+    await this.backlog.settle(board);
     const [row] = await this.rows(this.sql.findEntry, [board.spaceId, board.sprintId, addressKey]);
     if (!row) return null;
     return { ...row, rank: (await this.countAhead(board, row)) + 1 };

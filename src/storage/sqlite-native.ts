@@ -6,6 +6,9 @@ export interface NativeStatement {
   /** `changes`: the rows the statement inserted, updated or deleted. */
   run(...parameters: unknown[]): { changes: number };
   get(...parameters: unknown[]): unknown;
+  all(...parameters: unknown[]): unknown[];
+  /** Rows one at a time, as SQLite steps: for reads too large to hold at once. */
+  iterate(...parameters: unknown[]): IterableIterator<unknown>;
 }
 
 /** Prepares a statement on a SQLite connection, once per connection and SQL text (keep it fixed). */

@@ -14,6 +14,21 @@ export function afterCommit(manager: EntityManager, hook: () => void): void {
   commitHooks.get(manager)?.push(hook);
 }
 
+/**
+ * Told of each SQLite write transaction's life (see TransactionRunner.observe), for state kept
+ * beside the database that must follow its commits exactly. Every call is made on the writer
+ * connection, between the others' calls, in this order: begun, then committing and committed, or
+ * rolledBack (from any point, also after a failed commit).
+ */
+export interface TransactionObserver {
+  /** The transaction holds the write lock and nothing of it has run yet. May read and write. */
+  begun(manager: EntityManager): void;
+  /** Its last unit has run; the commit comes next. May read and write. */
+  committing(manager: EntityManager): void;
+  committed(): void;
+  rolledBack(): void;
+}
+
 /** Errors after which the whole unit of work runs again. */
 const RETRYABLE: Record<string, number> = {
   ER_LOCK_DEADLOCK: 5,
@@ -125,6 +140,7 @@ export class TransactionRunner implements OnApplicationShutdown {
   private ceiling = { clients: MAX_GROUP, until: 0 };
   /** Wakes a drain() that waits for more units. */
   private wake?: () => void;
+  private readonly observers: TransactionObserver[] = [];
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -143,6 +159,11 @@ export class TransactionRunner implements OnApplicationShutdown {
       this.draining ??= this.drain();
       this.wake?.();
     });
+  }
+
+  /** SQLite: tells `observer` of every write transaction from now on (see TransactionObserver). */
+  observe(observer: TransactionObserver): void {
+    this.observers.push(observer);
   }
 
   /**
@@ -327,9 +348,13 @@ export class TransactionRunner implements OnApplicationShutdown {
 
   private async runGroup(source: DataSource, group: readonly PendingUnit[]): Promise<UnitResult[]> {
     const runner = source.createQueryRunner();
+    let observed = false;
     try {
       await runner.startTransaction();
       await runner.query(TAKE_WRITE_LOCK);
+      const own = source.createEntityManager(runner);
+      observed = true;
+      for (const observer of this.observers) observer.begun(own);
       const started = performance.now();
       const results: UnitResult[] = [];
       for (const [i, unit] of group.entries()) {
@@ -345,11 +370,14 @@ export class TransactionRunner implements OnApplicationShutdown {
           throw new UnitFailed(i, error);
         }
       }
+      for (const observer of this.observers) observer.committing(own);
       await runner.commitTransaction();
+      for (const observer of this.observers) observer.committed();
       return results;
     } catch (error) {
       if (runner.isTransactionActive)
         await runner.rollbackTransaction().catch(() => this.discardWriter(source));
+      if (observed) for (const observer of this.observers) observer.rolledBack();
       throw error;
     } finally {
       await runner.release();

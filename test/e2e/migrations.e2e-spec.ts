@@ -33,6 +33,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'BoardChanges1764000000000',
       'SqliteClusteredLedger1764100000000',
       'SqliteLedgerDayIndex1764200000000',
+      'BoardBacklog1764300000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -104,6 +105,21 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     const ledgerIndexes = () =>
       sqliteNames("type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL");
     const withoutRowid = () => sqliteNames("type = 'table' AND sql LIKE '%WITHOUT ROWID%'");
+    const boardColumns = async () =>
+      (
+        await dataSource.query(
+          kind === 'sqlite'
+            ? "SELECT name FROM pragma_table_info('boards') ORDER BY cid"
+            : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'boards' ORDER BY ordinal_position",
+        )
+      ).map((row: { name: string }) => row.name);
+    await dataSource.query(
+      'INSERT INTO boards (space_id, sprint_id, entry_count, unfolded_since) VALUES (7, 0, 2, 41)',
+    );
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await boardColumns()).toEqual(['space_id', 'sprint_id', 'entry_count']);
+    expect(await dataSource.query('SELECT entry_count AS n FROM boards')).toEqual([{ n: 2 }]);
+    expect(await rows()).toEqual(written);
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_time'] : []);
     expect(await rows()).toEqual(written);
@@ -116,7 +132,13 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     await dataSource.runMigrations({ transaction: 'each' });
     expect(await rows()).toEqual(written);
     expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_day'] : []);
-    for (let i = 0; i < 3; i++) await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await boardColumns()).toEqual([
+      'space_id',
+      'sprint_id',
+      'entry_count',
+      'unfolded_since',
+    ]);
+    for (let i = 0; i < 4; i++) await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['board_changes', 'board_entries'])).toEqual(['board_entries']);
     await dataSource.undoLastMigration({ transaction: 'each' });
     const columns: Array<{ name: string }> = await dataSource.query(
@@ -129,7 +151,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['spaces', 'board_entries', 'admins', 'admin_sessions'])).toEqual([]);
-    expect(await dataSource.runMigrations()).toHaveLength(6);
+    expect(await dataSource.runMigrations()).toHaveLength(7);
   });
 });
 
@@ -168,6 +190,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'BoardChanges1764000000000',
         'SqliteClusteredLedger1764100000000',
         'SqliteLedgerDayIndex1764200000000',
+        'BoardBacklog1764300000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');

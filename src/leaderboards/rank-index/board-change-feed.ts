@@ -334,6 +334,12 @@ export class BoardChangeFeed implements OnApplicationShutdown {
     // Never past a gap: a late row in it must be read before it may go.
     const oldestGap = this.gaps.reduce((low, gap) => Math.min(low, gap.from - 1), target);
     target = Math.min(target, oldestGap);
+    // Nor past a change that board_entries may still lack (SQLite, see BoardBacklog).
+    const [unfolded]: Array<Record<string, unknown>> = await this.dataSource.query(
+      'SELECT MIN(unfolded_since) AS since FROM boards',
+    );
+    if (unfolded?.since !== null && unfolded?.since !== undefined)
+      target = Math.min(target, num(unfolded.since) - 1);
     while (this.prunedThrough < target && !this.closed) {
       const through = Math.min(target, this.prunedThrough + PRUNE_STEP);
       await this.dataSource.query('DELETE FROM board_changes WHERE seq > ? AND seq <= ?', [

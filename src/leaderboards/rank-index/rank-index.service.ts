@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { LoyaltyModuleOptions } from '../../loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../loyalty.module-definition';
 import { dialectOf } from '../../storage/sql-dialect';
+import { BoardBacklogService } from '../board-backlog.service';
 import { BoardSql, boardSql, keysetPageParams } from '../board-sql';
 import { SqlBoardReader } from '../sql-board-reader';
 import type { BoardRef } from '../ranking';
@@ -59,6 +60,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly feed: BoardChangeFeed,
     private readonly sqlReader: SqlBoardReader,
+    private readonly backlog: BoardBacklogService,
     @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
   ) {
     this.sql = boardSql(dialectOf(dataSource));
@@ -178,6 +180,8 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
         return;
       }
       const index = new BoardIndex(expected);
+      // Changes committed before the board was registered and not yet in board_entries (SQLite).
+      await this.backlog.settle(state.board);
       await this.readBoard(state, (addressKey, points, reachedAt) =>
         index.load(addressKey, points, reachedAt),
       );
