@@ -299,6 +299,18 @@ describe('BoardBacklog', () => {
     ]);
   });
 
+  it('forgets an entry it cannot keep once a direct add wrote past it, rather than keep it stale', () => {
+    writer.close();
+    writer = new Writer(file, { maxDirty: 100, maxEntries: 1, maxAgeMs: 60_000 });
+    writer.transaction(() => writer.backlog.add(writer.native, ALL_TIME, [delta('0xa', 5)], true));
+    let states: EntryState[] = [];
+    writer.transaction((add) => {
+      writer.backlog.add(writer.native, ALL_TIME, [delta('0xb', 1), delta('0xa', 2)], true);
+      states = add(ALL_TIME, [delta('0xa', 1)]);
+    });
+    expect(states[0].points).toBe(8);
+  });
+
   it('refuses to add outside a transaction', () => {
     expect(() => writer.backlog.add(writer.native, ALL_TIME, [delta('0xa', 1)], false)).toThrow(
       /TransactionRunner/,

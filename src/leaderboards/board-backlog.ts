@@ -136,22 +136,15 @@ export class BoardBacklog {
     const pending = this.transaction();
     this.pending = undefined;
     for (const key of pending.forgotten) this.drop(key);
-    for (const [key, own] of pending.parts) {
-      let part = this.parts.get(key);
-      if (!part) this.parts.set(key, (part = new BoardPart(own.board)));
+    for (const own of pending.parts.values()) {
+      const part = this.committedPart(own.board);
       for (const [addressKey, entry] of own.entries) {
-        const prior = part.entries.get(addressKey);
-        if (!prior) this.entries++;
-        else if (prior.dirty) {
-          part.dirty--;
-          this.dirtyEntries--;
-        }
+        this.setKnown(part, addressKey, entry);
         if (entry.dirty) {
           if (part.dirty === 0) part.dirtySince = now;
           part.dirty++;
           this.dirtyEntries++;
         }
-        part.entries.set(addressKey, entry);
       }
     }
     this.known = pending.end;
@@ -180,14 +173,21 @@ export class BoardBacklog {
   ): EntryState[] {
     const pending = this.transaction();
     const key = keyOf(board);
-    if (direct) this.fold(native, board);
-    else if (!this.hasUnfolded(key)) {
+    if (direct) {
+      // Once per transaction: a bulk write comes in parts of a few hundred entries.
+      if (this.hasUnfolded(key)) this.fold(native, board);
+    } else if (!this.hasUnfolded(key)) {
       // Every change row this transaction appends comes after the seq it began at.
       markUnfolded(native, board, pending.begin.seq + 1);
       pending.unfolded.set(key, true);
     }
     const own = this.ownPart(board);
     const writer = direct ? new EntryWriter(native, board) : undefined;
+    // Written at once: board_entries holds them, whatever the backlog does. They go to the
+    // backlog's clean entries straight away (a rollback forgets everything anyway), not through
+    // the transaction's, which a bulk write of hundreds of thousands would copy again at its
+    // commit; unless the transaction holds the entry already, which then has to move on.
+    const known = direct && !pending.forgotten.has(key) ? this.committedPart(board) : undefined;
     return deltas.map(({ addressKey, delta, reachedAt }) => {
       const current = this.current(native, board, key, addressKey);
       const entry: Entry = current
@@ -202,7 +202,10 @@ export class BoardBacklog {
         writer.write(addressKey, entry);
         entry.stored = true;
       }
-      setOwn(own, addressKey, entry);
+      if (!known || own.entries.has(addressKey)) setOwn(own, addressKey, entry);
+      else if (this.entries < this.limits.maxEntries) this.setKnown(known, addressKey, entry);
+      // A full cache would forget it at the commit: gone now, lest a stale total stay.
+      else this.forgetKnown(known, addressKey);
       const { spaceId, sprintId } = board;
       return { spaceId, sprintId, addressKey, points: entry.points, reachedAt: entry.reachedAt };
     });
@@ -236,7 +239,9 @@ export class BoardBacklog {
       setOwn(own, addressKey, { ...entry, dirty: false, stored: true });
     }
     markFolded(native, board);
-    native(COUNT_FOLD).run();
+    // Other writers' backlogs read themselves again. Nothing written: theirs hold nothing
+    // unfolded of this board either (each is the database's at its transaction's start).
+    if (dirty.length > 0) native(COUNT_FOLD).run();
     pending.unfolded.set(key, false);
     return dirty.length;
   }
@@ -286,6 +291,35 @@ export class BoardBacklog {
     return part;
   }
 
+  private committedPart(board: BoardRef): BoardPart {
+    const key = keyOf(board);
+    let part = this.parts.get(key);
+    if (!part) this.parts.set(key, (part = new BoardPart(board)));
+    return part;
+  }
+
+  /** Sets a committed entry, keeping the counts (for entries already in board_entries). */
+  private setKnown(part: BoardPart, addressKey: string, entry: Entry): void {
+    const prior = part.entries.get(addressKey);
+    if (!prior) this.entries++;
+    else if (prior.dirty) {
+      part.dirty--;
+      this.dirtyEntries--;
+    }
+    part.entries.set(addressKey, entry);
+  }
+
+  private forgetKnown(part: BoardPart, addressKey: string): void {
+    const prior = part.entries.get(addressKey);
+    if (!prior) return;
+    part.entries.delete(addressKey);
+    this.entries--;
+    if (prior.dirty) {
+      part.dirty--;
+      this.dirtyEntries--;
+    }
+  }
+
   private hasUnfolded(key: string): boolean {
     return this.transaction().unfolded.get(key) ?? (this.parts.get(key)?.dirty ?? 0) > 0;
   }
@@ -320,6 +354,10 @@ export class BoardBacklog {
   /** Over the memory limit: keeps the dirty entries only. */
   private forgetClean(): void {
     for (const part of this.parts.values()) {
+      if (part.dirty === 0) {
+        part.entries.clear();
+        continue;
+      }
       for (const [addressKey, entry] of part.entries) {
         if (!entry.dirty) part.entries.delete(addressKey);
       }
