@@ -12,8 +12,8 @@ const IDLE_FOLD_MS = 1_000;
 
 /**
  * SQLite: keeps this process's {@link BoardBacklog} in step with the writer's transactions, and
- * folds it into board_entries: at a transaction's start when it is due, one board a second while
- * the writer is idle, and for readers of board_entries ({@link settle}). MySQL/MariaDB write
+ * folds it into board_entries: part of a board at a transaction's start when one is due, part of
+ * one a second while the writer is idle, and a whole board for its readers ({@link settle}). MySQL/MariaDB write
  * board_entries at once: nothing to do there.
  */
 @Injectable()
@@ -44,8 +44,7 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
   begun(manager: EntityManager): void {
     const native = nativeSqlite(manager)!;
     this.backlog!.begin(native);
-    const due = this.backlog!.due();
-    if (due) this.backlog!.fold(native, due);
+    this.backlog!.foldDue(native);
   }
 
   committing(manager: EntityManager): void {
@@ -73,7 +72,10 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
       [board.spaceId, board.sprintId],
     );
     if (row?.since === null || row?.since === undefined) return;
-    await this.foldInTransaction(board);
+    await this.transactions.run((manager) => {
+      this.backlog!.fold(nativeSqlite(manager)!, board);
+      return Promise.resolve();
+    });
   }
 
   /** Folds every board with unfolded changes (a command line process, before it exits). */
@@ -83,7 +85,7 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
       'SELECT space_id AS spaceId, sprint_id AS sprintId FROM boards WHERE unfolded_since IS NOT NULL',
     );
     for (const row of rows) {
-      await this.foldInTransaction({ spaceId: num(row.spaceId), sprintId: num(row.sprintId) });
+      await this.settle({ spaceId: num(row.spaceId), sprintId: num(row.sprintId) });
     }
   }
 
@@ -93,26 +95,20 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
     await this.idleFolding;
   }
 
-  private foldInTransaction(board: BoardRef): Promise<void> {
-    return this.transactions.run((manager) => {
-      this.backlog!.fold(nativeSqlite(manager)!, board);
-      return Promise.resolve();
-    });
-  }
-
   private scheduleIdleFold(delay: number): void {
     if (this.closed || this.idleTimer || this.idleFolding || this.backlog!.dirty === 0) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       const quietFor = Date.now() - this.lastCommit;
       if (quietFor < IDLE_FOLD_MS) return this.scheduleIdleFold(IDLE_FOLD_MS - quietFor);
-      const board = this.backlog!.mostDirty();
-      if (!board || this.closed) return;
-      this.idleFolding = this.foldInTransaction(board)
+      if (this.closed) return;
+      this.idleFolding = this.transactions
+        .run((manager) => {
+          this.backlog!.foldMostDirty(nativeSqlite(manager)!);
+          return Promise.resolve();
+        })
         .catch((error: unknown) =>
-          this.logger.warn(
-            `Folding board ${board.spaceId}/${board.sprintId} failed: ${(error as Error).message}`,
-          ),
+          this.logger.warn(`Folding board changes failed: ${(error as Error).message}`),
         )
         .finally(() => {
           this.idleFolding = undefined;

@@ -268,7 +268,7 @@ describe('BoardBacklog', () => {
 
   it('is due to fold the board with the most dirty entries past maxDirty, or one waiting too long', () => {
     writer.close();
-    writer = new Writer(file, { maxDirty: 2, maxEntries: 100, maxAgeMs: 60_000 });
+    writer = new Writer(file, { ...DEFAULT_BACKLOG_LIMITS, maxDirty: 2 });
     writer.transaction((add) => {
       add(ALL_TIME, [delta('0xa', 1)]);
       add(SPRINT, [delta('0xa', 1), delta('0xb', 1)]);
@@ -280,9 +280,22 @@ describe('BoardBacklog', () => {
     expect(writer.backlog.due(Date.now() + 60_000)).toEqual(ALL_TIME);
   });
 
+  it('folds a due board maxFold entries at a time, in address order, clearing its mark at the end', () => {
+    writer.close();
+    writer = new Writer(file, { ...DEFAULT_BACKLOG_LIMITS, maxDirty: 0, maxFold: 2 });
+    writer.transaction((add) => add(ALL_TIME, [delta('0xc', 3), delta('0xa', 1), delta('0xb', 2)]));
+    writer.transaction(() => expect(writer.backlog.foldDue(writer.native)).toBe(2));
+    expect(rows().map((r: any) => r.addressKey)).toEqual(['0xa', '0xb']);
+    expect(unfoldedSince()).toBe(1);
+    writer.transaction(() => expect(writer.backlog.foldDue(writer.native)).toBe(1));
+    expect(rows().map((r: any) => r.addressKey)).toEqual(['0xa', '0xb', '0xc']);
+    expect(unfoldedSince()).toBeNull();
+    writer.transaction(() => expect(writer.backlog.foldDue(writer.native)).toBe(0));
+  });
+
   it('keeps dirty entries and forgets clean ones past maxEntries', () => {
     writer.close();
-    writer = new Writer(file, { maxDirty: 100, maxEntries: 3, maxAgeMs: 60_000 });
+    writer = new Writer(file, { ...DEFAULT_BACKLOG_LIMITS, maxEntries: 3 });
     writer.transaction((add) => add(ALL_TIME, [delta('0xa', 1), delta('0xb', 1)]));
     fold();
     writer.transaction((add) => add(ALL_TIME, [delta('0xc', 1), delta('0xd', 1)]));
@@ -301,7 +314,7 @@ describe('BoardBacklog', () => {
 
   it('forgets an entry it cannot keep once a direct add wrote past it, rather than keep it stale', () => {
     writer.close();
-    writer = new Writer(file, { maxDirty: 100, maxEntries: 1, maxAgeMs: 60_000 });
+    writer = new Writer(file, { ...DEFAULT_BACKLOG_LIMITS, maxEntries: 1 });
     writer.transaction(() => writer.backlog.add(writer.native, ALL_TIME, [delta('0xa', 5)], true));
     let states: EntryState[] = [];
     writer.transaction((add) => {

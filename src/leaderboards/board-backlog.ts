@@ -64,6 +64,11 @@ export interface BacklogLimits {
   maxEntries: number;
   /** A board with a change unfolded for longer is folded at a transaction's start. */
   maxAgeMs: number;
+  /**
+   * Entries a fold writes at most, at a transaction's start or while idle (a reader's fold writes
+   * all): the transaction holds the write lock meanwhile, about 6 us an entry.
+   */
+  maxFold: number;
 }
 
 /**
@@ -75,6 +80,7 @@ export const DEFAULT_BACKLOG_LIMITS: BacklogLimits = {
   maxDirty: 400_000,
   maxEntries: 600_000,
   maxAgeMs: 60_000,
+  maxFold: 50_000,
 };
 
 /**
@@ -218,9 +224,10 @@ export class BoardBacklog {
 
   /**
    * Writes the board's dirty entries to board_entries, in address order (the table's), and clears
-   * its unfolded_since. Answers how many it wrote.
+   * its unfolded_since; with `limit`, the first `limit` of them in that order, and the rest wait
+   * for the next fold (unfolded_since stays). Answers how many it wrote.
    */
-  fold(native: PrepareNative, board: BoardRef): number {
+  fold(native: PrepareNative, board: BoardRef, limit = Infinity): number {
     const pending = this.transaction();
     const key = keyOf(board);
     const own = this.ownPart(board);
@@ -233,17 +240,32 @@ export class BoardBacklog {
       }
     }
     dirty.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const written = Math.min(dirty.length, limit);
     const writer = new EntryWriter(native, board);
-    for (const [addressKey, entry] of dirty) {
+    for (let i = 0; i < written; i++) {
+      const [addressKey, entry] = dirty[i];
       writer.write(addressKey, entry);
       setOwn(own, addressKey, { ...entry, dirty: false, stored: true });
     }
-    markFolded(native, board);
     // Other writers' backlogs read themselves again. Nothing written: theirs hold nothing
     // unfolded of this board either (each is the database's at its transaction's start).
-    if (dirty.length > 0) native(COUNT_FOLD).run();
+    if (written > 0) native(COUNT_FOLD).run();
+    if (written < dirty.length) return written;
+    markFolded(native, board);
     pending.unfolded.set(key, false);
-    return dirty.length;
+    return written;
+  }
+
+  /** At a transaction's start: folds part of a board that is due (see due), if one is. */
+  foldDue(native: PrepareNative, now = Date.now()): number {
+    const board = this.due(now);
+    return board ? this.fold(native, board, this.limits.maxFold) : 0;
+  }
+
+  /** While the writer is idle: folds part of the board with the most dirty entries. */
+  foldMostDirty(native: PrepareNative): number {
+    const board = this.mostDirty();
+    return board ? this.fold(native, board, this.limits.maxFold) : 0;
   }
 
   /** The board was rewritten from the ledger (a sprint's rebuild): what the backlog held is stale. */
