@@ -13,8 +13,8 @@ const IDLE_FOLD_MS = 1_000;
 /**
  * SQLite: keeps this process's {@link BoardBacklog} in step with the writer's transactions, and
  * folds it into board_entries: part of a board at a transaction's start when one is due, part of
- * one a second while the writer is idle, and a whole board for its readers ({@link settle}). MySQL/MariaDB write
- * board_entries at once: nothing to do there.
+ * one a second while the writer is idle, and a whole board for its readers ({@link settle}).
+ * MySQL/MariaDB write board_entries at once: nothing to do there.
  */
 @Injectable()
 export class BoardBacklogService implements TransactionObserver, BeforeApplicationShutdown {

@@ -1,8 +1,9 @@
 import type { NativeStatement, PrepareNative } from '../storage/sqlite-native';
+import type { BoardChange } from './rank-index/board-change-feed';
 import type { EntryState } from './rank-index/board-change-log';
 import type { BoardRef } from './ranking';
 
-/** What a batch does to one entry of a board: adds `delta`; reachedAt becomes at least `reachedAt`. */
+/** A batch's change to an entry: adds `delta`; reachedAt becomes at least `reachedAt`. */
 export interface EntryDelta {
   addressKey: string;
   delta: number;
@@ -18,7 +19,7 @@ export interface Total {
 interface Entry extends Total {
   /** Its state is in board_changes and not yet in board_entries. */
   dirty: boolean;
-  /** Whether board_entries has a row for it; undefined when not known (read back from board_changes). */
+  /** Whether board_entries has a row for it; undefined: not known (read from board_changes). */
   stored: boolean | undefined;
 }
 
@@ -33,7 +34,7 @@ class BoardPart {
   constructor(readonly board: BoardRef) {}
 }
 
-/** What a transaction has done so far: applied to the backlog when it commits, dropped otherwise. */
+/** What a transaction did so far: applied to the backlog when it commits, dropped otherwise. */
 class Pending {
   /** Entries the transaction wrote, or folded (as clean copies). */
   readonly parts = new Map<string, BoardPart>();
@@ -268,7 +269,7 @@ export class BoardBacklog {
     return board ? this.fold(native, board, this.limits.maxFold) : 0;
   }
 
-  /** The board was rewritten from the ledger (a sprint's rebuild): what the backlog held is stale. */
+  /** The board was rebuilt from the ledger (a sprint's rebuild): what the backlog held is stale. */
   forget(native: PrepareNative, board: BoardRef): void {
     const pending = this.transaction();
     const key = keyOf(board);
@@ -403,7 +404,7 @@ export class BoardBacklog {
       from = Math.min(from, row.since);
     }
     if (since.size > 0) {
-      for (const row of native(CHANGES_SINCE).iterate(from, seq) as Iterable<ChangeRow>) {
+      for (const row of native(CHANGES_SINCE).iterate(from, seq) as Iterable<BoardChange>) {
         const key = `${row.spaceId}/${row.sprintId}`;
         const part = this.parts.get(key);
         if (!part || row.seq < since.get(key)!) continue;
@@ -478,21 +479,12 @@ function markFolded(native: PrepareNative, board: BoardRef): void {
   native(MARK_FOLDED).run(board.spaceId, board.sprintId);
 }
 
-export const keyOf = (board: BoardRef): string => `${board.spaceId}/${board.sprintId}`;
+const keyOf = (board: BoardRef): string => `${board.spaceId}/${board.sprintId}`;
 
 interface UnfoldedRow {
   spaceId: number;
   sprintId: number;
   since: number;
-}
-
-interface ChangeRow {
-  seq: number;
-  spaceId: number;
-  sprintId: number;
-  addressKey: string | null;
-  points: number;
-  reachedAt: number;
 }
 
 // AUTOINCREMENT keeps the highest seq ever handed out here, also once the rows are pruned.

@@ -174,8 +174,9 @@ export class PointsLedgerService {
    * out of GraphQL's Int range, which would make the whole board unreadable.
    *
    * Optimistic: every event is added to the totals without a locking read (SQLite sums from the
-   * total its backlog holds or reads, see BoardBacklog; MySQL/MariaDB add in the statement), and the totals that result are checked; a running total that left the range
-   * throws TotalOutOfRange (see RangeCheck). No savepoint here: on SQLite one kept a copy of
+   * total its backlog holds or reads, see BoardBacklog; MySQL/MariaDB add in the statement), and
+   * the totals that result are checked; a running total that left the range throws
+   * TotalOutOfRange (see RangeCheck). No savepoint here: on SQLite one kept a copy of
    * every page the batch touched, in memory (about 700 MB for a 50,000-record import batch;
    * TransactionRunner sets none). Adding without a locking read also keeps MySQL writers off the
    * gap locks of SELECT ... FOR UPDATE on addresses that have no row yet, where they deadlock.
@@ -375,7 +376,7 @@ export class PointsLedgerService {
       const { spaceId, sprintId } = board[0];
       if (sqlite) {
         for (const { addressKey } of board) {
-          const total = sqlite.backlog.total(sqlite.native, board[0], addressKey);
+          const total = sqlite.backlog.total(sqlite.native, { spaceId, sprintId }, addressKey);
           if (total) totals.set(entryId(spaceId, sprintId, addressKey), total.points);
         }
         continue;
