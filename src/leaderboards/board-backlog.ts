@@ -93,9 +93,10 @@ export const DEFAULT_BACKLOG_LIMITS: BacklogLimits = {
  * table and rank index in every commit of a thousand-record request, and SQLite writes each page a
  * commit dirtied whole, into the WAL: about half the server's time. So a write of a few entries of
  * a board (POST /ingest-sized, see PointsLedgerService) leaves them in board_changes only, and
- * marks the board (boards.unfolded_since). They are folded into board_entries later, each board at
- * once: when too many are dirty, when one waited too long, when the writer is idle, and whenever a
- * reader is about to read the board's rows (BoardBacklogService.settle). A commit then writes the
+ * marks the board (boards.unfolded_since). They are folded into board_entries later, a board's
+ * in address order, maxFold at a time: when too many are dirty, when one waited too long, when
+ * the writer is idle; and all of a board's whenever a reader is about to read its rows
+ * (BoardBacklogService.settle). A commit then writes the
  * ledger's and the change log's new rows, which lie together, and a fold writes each page once for
  * all the changes it gathered.
  *
@@ -145,14 +146,7 @@ export class BoardBacklog {
     for (const key of pending.forgotten) this.drop(key);
     for (const own of pending.parts.values()) {
       const part = this.committedPart(own.board);
-      for (const [addressKey, entry] of own.entries) {
-        this.setKnown(part, addressKey, entry);
-        if (entry.dirty) {
-          if (part.dirty === 0) part.dirtySince = now;
-          part.dirty++;
-          this.dirtyEntries++;
-        }
-      }
+      for (const [addressKey, entry] of own.entries) this.setKnown(part, addressKey, entry, now);
     }
     this.known = pending.end;
     if (this.entries > this.limits.maxEntries) this.forgetClean();
@@ -212,7 +206,7 @@ export class BoardBacklog {
       if (!known || own.entries.has(addressKey)) setOwn(own, addressKey, entry);
       else if (this.entries < this.limits.maxEntries) this.setKnown(known, addressKey, entry);
       // A full cache would forget it at the commit: gone now, lest a stale total stay.
-      else this.forgetKnown(known, addressKey);
+      else this.setKnown(known, addressKey);
       const { spaceId, sprintId } = board;
       return { spaceId, sprintId, addressKey, points: entry.points, reachedAt: entry.reachedAt };
     });
@@ -321,26 +315,27 @@ export class BoardBacklog {
     return part;
   }
 
-  /** Sets a committed entry, keeping the counts (for entries already in board_entries). */
-  private setKnown(part: BoardPart, addressKey: string, entry: Entry): void {
+  /** Sets (or, with no entry, deletes) a committed entry, keeping the counts. */
+  private setKnown(part: BoardPart, addressKey: string, entry?: Entry, now = Date.now()): void {
     const prior = part.entries.get(addressKey);
-    if (!prior) this.entries++;
-    else if (prior.dirty) {
-      part.dirty--;
-      this.dirtyEntries--;
+    if (prior) {
+      this.entries--;
+      if (prior.dirty) {
+        part.dirty--;
+        this.dirtyEntries--;
+      }
+    }
+    if (!entry) {
+      part.entries.delete(addressKey);
+      return;
+    }
+    this.entries++;
+    if (entry.dirty) {
+      if (part.dirty === 0) part.dirtySince = now;
+      part.dirty++;
+      this.dirtyEntries++;
     }
     part.entries.set(addressKey, entry);
-  }
-
-  private forgetKnown(part: BoardPart, addressKey: string): void {
-    const prior = part.entries.get(addressKey);
-    if (!prior) return;
-    part.entries.delete(addressKey);
-    this.entries--;
-    if (prior.dirty) {
-      part.dirty--;
-      this.dirtyEntries--;
-    }
   }
 
   private hasUnfolded(key: string): boolean {
@@ -405,7 +400,7 @@ export class BoardBacklog {
     }
     if (since.size > 0) {
       for (const row of native(CHANGES_SINCE).iterate(from, seq) as Iterable<BoardChange>) {
-        const key = `${row.spaceId}/${row.sprintId}`;
+        const key = keyOf(row);
         const part = this.parts.get(key);
         if (!part || row.seq < since.get(key)!) continue;
         if (row.addressKey === null) {
