@@ -25,4 +25,4 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/host/main.js"]

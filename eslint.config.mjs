@@ -1,5 +1,6 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
+import layers from './scripts/eslint/layers.mjs';
 
 export default tseslint.config(
   {
@@ -30,6 +31,11 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/no-restricted-paths': 'error' },
   },
   {
     // Specs read loosely typed JSON responses; the assertions are the type check there.

@@ -2,10 +2,10 @@
 // options the service uses, read from DATABASE_URL. Use `mariadb://` for a MariaDB server here;
 // the service itself detects the flavour.
 import { DataSource } from 'typeorm';
-import { loadConfig } from './src/config/app-config';
-import { buildDataSourceOptions } from './src/storage/data-source-options';
+import { loadConfig } from './src/host/config/app-config';
+import { hostDataSourceOptions } from './src/host/config/host-data-source';
 
 const config = loadConfig();
 const flavor = process.env.DATABASE_URL?.startsWith('mariadb:') ? 'mariadb' : undefined;
 
-export default new DataSource(buildDataSourceOptions(config.database, { serverFlavor: flavor }));
+export default new DataSource(hostDataSourceOptions(config.database, { serverFlavor: flavor }));

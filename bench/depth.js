@@ -4,8 +4,8 @@
 //   node bench/depth.js [--entries 1000000] [--db sqlite|mariadb] [--requests 30]
 // MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database.
 /* eslint-disable */
-const { createApp } = require('../dist/src/app.factory');
-const { loadConfig } = require('../dist/src/config/app-config');
+const { createApp } = require('../dist/src/host/app.factory');
+const { loadConfig } = require('../dist/src/host/config/app-config');
 const { AccessTokensService } = require('../dist/src/auth/access-tokens.service');
 const { getDataSourceToken } = require('@nestjs/typeorm');
 const { scratchDatabase } = require('./scratch-database');

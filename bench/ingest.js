@@ -30,8 +30,8 @@ const BATCH = Number(arg('batch', 1000));
 const CONCURRENCY = Number(arg('concurrency', 4));
 const SKIP_HTTP = process.argv.includes('--skip-http');
 const ROOT = join(__dirname, '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'host', 'cli', 'main.js');
+const MAIN = join(ROOT, 'dist', 'src', 'host', 'main.js');
 
 function run(args, env, { capture = false } = {}) {
   return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 // The public surface of the package: what a host application imports, and nothing else.
 export { LoyaltyModule } from './loyalty.module';
-export type { LoyaltyModuleOptions } from './loyalty-module-options.interface';
-export { LOYALTY_MODULE_OPTIONS } from './loyalty.module-definition';
+export type { LoyaltyModuleOptions } from './options/loyalty-module-options.interface';
+export { LOYALTY_MODULE_OPTIONS } from './options/loyalty.module-definition';
 export { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from './loyalty.entities';
 
 export { AccessTokenGuard } from './auth/access-token.guard';
@@ -23,26 +23,26 @@ export { LoyaltyException } from './common/errors/loyalty.exception';
 export { formatLoyaltyError } from './common/graphql/format-error';
 export { ErrorEnvelopePlugin } from './common/graphql/error-envelope.plugin';
 export { stripProductExtensions } from './common/graphql/strict-schema';
-export { attachDeadline } from './http/deadline';
+export { attachDeadline } from './common/deadline/deadline';
 
 export { SpacesService } from './spaces/spaces.service';
 export { QuestsService } from './quests/quests.service';
 export { ProfilesService } from './profiles/profiles.service';
-export { LeaderboardsService } from './leaderboards/leaderboards.service';
-export { BoardReader } from './leaderboards/board-reader';
-export type { BoardPage, RankedEntry } from './leaderboards/board-reader';
-export type { PageRequest } from './leaderboards/page-request';
-export type { BoardRef, RankKey } from './leaderboards/ranking';
+export { LeaderboardsService } from './leaderboards/graphql/leaderboards.service';
+export { BoardReader } from './leaderboards/read/board-reader';
+export type { BoardPage, RankedEntry } from './leaderboards/read/board-reader';
+export type { PageRequest } from './leaderboards/paging/page-request';
+export type { BoardRef, RankKey } from './leaderboards/ranking/ranking';
 export { BatchPartlyApplied, IngestService } from './ingest/ingest.service';
 export type { IngestSummary } from './ingest/ingest.service';
-export type { IngestRecord } from './ingest/ingest-record';
-export type { RecordOutcome } from './ingest/record-outcome';
+export type { IngestRecord } from './records/ingest-record';
+export type { RecordOutcome } from './records/record-outcome';
 
 export { Space } from './spaces/space.model';
 export { Sprint } from './spaces/sprint.model';
 export { Quest } from './quests/quest.model';
-export { QuestStatus } from './quests/quest-status.enum';
+export { QuestStatus } from './records/quest-status.enum';
 export { Address } from './profiles/address.model';
-export { LoyaltyPointsRank } from './leaderboards/loyalty-points-rank.model';
-export { LoyaltyPointsRanks } from './leaderboards/loyalty-points-ranks.model';
-export { PageInfo } from './leaderboards/page-info.model';
+export { LoyaltyPointsRank } from './leaderboards/graphql/loyalty-points-rank.model';
+export { LoyaltyPointsRanks } from './leaderboards/graphql/loyalty-points-ranks.model';
+export { PageInfo } from './leaderboards/graphql/page-info.model';

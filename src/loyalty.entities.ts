@@ -1,7 +1,7 @@
 import { AccessTokenEntity } from './auth/access-token.entity';
-import { BoardEntryEntity } from './leaderboards/board-entry.entity';
-import { BoardEntity } from './leaderboards/board.entity';
-import { PointsEventEntity } from './leaderboards/points-event.entity';
+import { BoardEntryEntity } from './leaderboards/ledger/board-entry.entity';
+import { BoardEntity } from './leaderboards/ledger/board.entity';
+import { PointsEventEntity } from './leaderboards/ledger/points-event.entity';
 import { ProfileEntity } from './profiles/profile.entity';
 import { QuestParticipantEntity } from './quests/quest-participant.entity';
 import { QuestEntity } from './quests/quest.entity';
@@ -13,7 +13,7 @@ import { BoardChanges1764000000000 } from './storage/migrations/1764000000000-bo
 import { SqliteClusteredLedger1764100000000 } from './storage/migrations/1764100000000-sqlite-clustered-ledger';
 import { SqliteLedgerDayIndex1764200000000 } from './storage/migrations/1764200000000-sqlite-ledger-day-index';
 import { BoardBacklog1764300000000 } from './storage/migrations/1764300000000-board-backlog';
-import { ServiceSettingEntity } from './storage/service-setting.entity';
+import { ServiceSettingEntity } from './storage/schema/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
 export const LOYALTY_ENTITIES = [

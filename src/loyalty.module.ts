@@ -4,25 +4,25 @@ import { AccessTokenGuard } from './auth/access-token.guard';
 import { AccessTokensService } from './auth/access-tokens.service';
 import { IngestController } from './ingest/ingest.controller';
 import { IngestService } from './ingest/ingest.service';
-import { BoardBacklogService } from './leaderboards/board-backlog.service';
-import { BoardReader } from './leaderboards/board-reader';
-import { CursorService } from './leaderboards/cursor.service';
-import { LeaderboardsResolver } from './leaderboards/leaderboards.resolver';
-import { LeaderboardsService } from './leaderboards/leaderboards.service';
-import { LoyaltyPointsRankResolver } from './leaderboards/loyalty-points-rank.resolver';
-import { PointsLedgerService } from './leaderboards/points-ledger.service';
-import { BoardChangeFeed } from './leaderboards/rank-index/board-change-feed';
+import { BoardBacklogService } from './leaderboards/sqlite-backlog/board-backlog.service';
+import { BoardReader } from './leaderboards/read/board-reader';
+import { CursorService } from './leaderboards/paging/cursor.service';
+import { LeaderboardsResolver } from './leaderboards/graphql/leaderboards.resolver';
+import { LeaderboardsService } from './leaderboards/graphql/leaderboards.service';
+import { LoyaltyPointsRankResolver } from './leaderboards/graphql/loyalty-points-rank.resolver';
+import { PointsLedgerService } from './leaderboards/ledger/points-ledger.service';
+import { BoardChangeFeed } from './leaderboards/changes/board-change-feed';
 import { IndexedBoardReader } from './leaderboards/rank-index/indexed-board-reader';
 import { RankIndexService } from './leaderboards/rank-index/rank-index.service';
-import { SqlBoardReader } from './leaderboards/sql-board-reader';
+import { SqlBoardReader } from './leaderboards/read/sql-board-reader';
 import { LOYALTY_ENTITIES } from './loyalty.entities';
-import { LoyaltyConfigurableModule } from './loyalty.module-definition';
+import { LoyaltyConfigurableModule } from './options/loyalty.module-definition';
 import { ProfilesService } from './profiles/profiles.service';
 import { QuestsResolver } from './quests/quests.resolver';
 import { QuestsService } from './quests/quests.service';
 import { SpacesResolver } from './spaces/spaces.resolver';
 import { SpacesService } from './spaces/spaces.service';
-import { TransactionRunner } from './storage/transaction-runner';
+import { TransactionRunner } from './storage/transactions/transaction-runner';
 
 /**
  * The loyalty leaderboard service as a module: its resolvers, services and entities. The host

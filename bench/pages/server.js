@@ -6,10 +6,10 @@
 const { serveParent } = require('./child');
 const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
 const { getDataSourceToken } = require('@nestjs/typeorm');
-const { createApp } = require('../../dist/src/app.factory');
-const { loadConfig } = require('../../dist/src/config/app-config');
+const { createApp } = require('../../dist/src/host/app.factory');
+const { loadConfig } = require('../../dist/src/host/config/app-config');
 const { AccessTokensService } = require('../../dist/src/auth/access-tokens.service');
-const { BoardReader } = require('../../dist/src/leaderboards/board-reader');
+const { BoardReader } = require('../../dist/src/leaderboards/read/board-reader');
 const { ProfilesService } = require('../../dist/src/profiles/profiles.service');
 
 const RANK_INDEX_MODULE = '../../dist/src/leaderboards/rank-index/rank-index.service';

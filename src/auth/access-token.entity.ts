@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { asNumber } from '../storage/numeric.transformer';
+import { asNumber } from '../storage/schema/numeric.transformer';
 import { asScopeList, TokenScope } from './token-scopes';
 
 /** An API token as stored: its SHA-256 hash and a short display prefix, never its value. */

@@ -1,5 +1,5 @@
 import { seededRandom } from '../common/seeded-random';
-import { QuestStatus } from '../quests/quest-status.enum';
+import { QuestStatus } from '../records/quest-status.enum';
 
 export interface DemoOptions {
   /** Addresses with points per space. */

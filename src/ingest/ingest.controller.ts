@@ -4,10 +4,10 @@ import { AccessTokenGuard } from '../auth/access-token.guard';
 import { RequiresScope } from '../auth/requires-scope.decorator';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
-import type { LoyaltyModuleOptions } from '../loyalty-module-options.interface';
-import { LOYALTY_MODULE_OPTIONS } from '../loyalty.module-definition';
+import type { LoyaltyModuleOptions } from '../options/loyalty-module-options.interface';
+import { LOYALTY_MODULE_OPTIONS } from '../options/loyalty.module-definition';
 import { Readable } from 'node:stream';
-import { parseRecord } from './ingest-record';
+import { parseRecord } from '../records/ingest-record';
 import { IngestService, IngestSummary, summarize } from './ingest.service';
 import { applyNumbered, NumberedOutcome, NumberedRecord, readNdjson } from './record-stream';
 

@@ -5,14 +5,14 @@ import {
   PointsLedgerService,
   RangeCheck,
   TotalOutOfRange,
-} from '../leaderboards/points-ledger.service';
+} from '../leaderboards/ledger/points-ledger.service';
 import { RankIndexService } from '../leaderboards/rank-index/rank-index.service';
 import { ProfilesService } from '../profiles/profiles.service';
 import { QuestsService } from '../quests/quests.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { TransactionRunner } from '../storage/transaction-runner';
-import type { IngestRecord, PointsRecord } from './ingest-record';
-import type { RecordOutcome } from './record-outcome';
+import { TransactionRunner } from '../storage/transactions/transaction-runner';
+import type { IngestRecord, PointsRecord } from '../records/ingest-record';
+import type { RecordOutcome } from '../records/record-outcome';
 
 export interface IngestSummary {
   accepted: number;

@@ -1,9 +1,9 @@
 import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IngestRecord } from './ingest-record';
+import type { IngestRecord } from '../records/ingest-record';
 import { BatchPartlyApplied, type IngestService } from './ingest.service';
-import { accepted, refused } from './record-outcome';
+import { accepted, refused } from '../records/record-outcome';
 import { ingestStream, IngestStopped, readNdjson } from './record-stream';
 
 describe('ingestStream over readNdjson (import FILE)', () => {

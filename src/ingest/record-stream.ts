@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { IngestRecord, ParseResult } from './ingest-record';
-import type { RecordOutcome } from './record-outcome';
-import { parseRecordLine } from './ingest-record';
+import type { IngestRecord, ParseResult } from '../records/ingest-record';
+import type { RecordOutcome } from '../records/record-outcome';
+import { parseRecordLine } from '../records/ingest-record';
 import { BatchPartlyApplied, IngestService, IngestSummary, summarize } from './ingest.service';
 
 export interface NumberedRecord {

@@ -3,12 +3,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
 import { performance } from 'node:perf_hooks';
 import { EntityManager, Repository } from 'typeorm';
-import type { ProfileRecord } from '../ingest/ingest-record';
-import { RecordOutcome, accepted } from '../ingest/record-outcome';
+import type { ProfileRecord } from '../records/ingest-record';
+import { RecordOutcome, accepted } from '../records/record-outcome';
 import { addressKeyOf } from '../common/address-key';
-import { chunk, dialectOf, insertIgnoreSql } from '../storage/sql-dialect';
-import { afterCommit } from '../storage/transaction-runner';
-import { throwIfPastDeadline } from '../http/deadline';
+import { chunk, dialectOf, insertIgnoreSql } from '../storage/dialect/sql-dialect';
+import { afterCommit } from '../storage/transactions/transaction-runner';
+import { throwIfPastDeadline } from '../common/deadline/deadline';
 import { Address } from './address.model';
 import { ProfileEntity } from './profile.entity';
 

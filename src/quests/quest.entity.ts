@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { asNumber } from '../storage/numeric.transformer';
-import type { QuestStatus } from './quest-status.enum';
+import { asNumber } from '../storage/schema/numeric.transformer';
+import type { QuestStatus } from '../records/quest-status.enum';
 
 @Entity({ name: 'quests' })
 export class QuestEntity {

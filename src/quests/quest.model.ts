@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { ExtensionField } from '../common/graphql/extension-field.decorator';
-import { QuestStatus } from './quest-status.enum';
+import { QuestStatus } from '../records/quest-status.enum';
 
 registerEnumType(QuestStatus, { name: 'QuestStatus' });
 

@@ -1,7 +1,7 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
 import { Args, ID, Query, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../auth/access-token.guard';
-import { DeadlineGuard } from '../http/deadline.guard';
+import { DeadlineGuard } from '../common/deadline/deadline.guard';
 import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
 import { toQuest } from './quest.mapper';
 import { Quest } from './quest.model';

@@ -4,11 +4,11 @@ import { EntityManager, Repository } from 'typeorm';
 import { addressKeyOf } from '../common/address-key';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
-import type { ParticipationRecord, QuestRecord } from '../ingest/ingest-record';
-import { RecordOutcome, accepted, refused } from '../ingest/record-outcome';
+import type { ParticipationRecord, QuestRecord } from '../records/ingest-record';
+import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { dialectOf, execute, insertIgnoreSql } from '../storage/sql-dialect';
+import { dialectOf, execute, insertIgnoreSql } from '../storage/dialect/sql-dialect';
 import { QuestEntity } from './quest.entity';
 
 @Injectable()

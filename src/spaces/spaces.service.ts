@@ -3,9 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
-import type { SpaceRecord, SprintRecord } from '../ingest/ingest-record';
-import { RecordOutcome, accepted, refused } from '../ingest/record-outcome';
-import { dialectOf, num } from '../storage/sql-dialect';
+import type { SpaceRecord, SprintRecord } from '../records/ingest-record';
+import { RecordOutcome, accepted, refused } from '../records/record-outcome';
+import { dialectOf, num } from '../storage/dialect/sql-dialect';
 import { SpaceEntity } from './space.entity';
 import { SprintEntity } from './sprint.entity';
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { asNumber } from '../storage/numeric.transformer';
+import { asNumber } from '../storage/schema/numeric.transformer';
 
 @Entity({ name: 'sprints' })
 @Index('ix_sprints_space', ['spaceId', 'startTime'])

@@ -18,7 +18,7 @@ import { startTestApp, TestApp } from '../utils/test-app';
  * board_entries at once: the same specs hold there with nothing left unfolded.
  */
 
-const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'host', 'main.js');
 const SPACE = { type: 'space', id: 1, name: 'Backlog' };
 const SPRINT = {
   type: 'sprint',

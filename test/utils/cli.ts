@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const CLI = join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+const CLI = join(__dirname, '..', '..', 'dist', 'src', 'host', 'cli', 'main.js');
 
 export interface CliResult {
   code: number | null;

@@ -2,12 +2,12 @@ import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import type { Logger as TypeOrmLogger } from 'typeorm';
-import { createApp } from '../../src/app.factory';
+import { createApp } from '../../src/host/app.factory';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
-import { loadConfig } from '../../src/config/app-config';
-import { parseRecord } from '../../src/ingest/ingest-record';
+import { loadConfig } from '../../src/host/config/app-config';
+import { parseRecord } from '../../src/records/ingest-record';
 import { IngestService } from '../../src/ingest/ingest.service';
-import type { RecordOutcome } from '../../src/ingest/record-outcome';
+import type { RecordOutcome } from '../../src/records/record-outcome';
 import { createTestDatabase, DbKind, TestDatabase } from './test-databases';
 
 export interface GqlError {

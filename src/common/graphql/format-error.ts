@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { GraphQLFormattedError } from 'graphql';
 import { ErrorCode } from '../errors/error-code';
 import { envelopeFor, toErrorEnvelope } from '../errors/error-envelope';
-import { classifyFailure } from '../errors/failure-classifier';
+import { classifyFailure } from '../../storage/failure-classifier';
 
 const logger = new Logger('GraphQL');
 

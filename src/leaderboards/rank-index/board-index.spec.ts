@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { RankedEntry } from '../board-reader';
+import type { RankedEntry } from '../read/board-reader';
 import { seededRandom } from '../../common/seeded-random';
-import { compareRankKeys, RankKey } from '../ranking';
+import { compareRankKeys, RankKey } from '../ranking/ranking';
 import { BoardIndex } from './board-index';
 
 /**

@@ -1,5 +1,5 @@
-import type { RankedEntry } from '../board-reader';
-import type { RankKey } from '../ranking';
+import type { RankedEntry } from '../read/board-reader';
+import type { RankKey } from '../ranking/ranking';
 
 /** Entries per order chunk before it splits in two; chunks are filled to LOAD_FILL on load. */
 const CHUNK_MAX = 1024;

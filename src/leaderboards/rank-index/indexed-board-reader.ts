@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { BoardPage, BoardReader, RankedEntry } from '../board-reader';
-import type { PageRequest } from '../page-request';
-import type { BoardRef } from '../ranking';
-import { SqlBoardReader } from '../sql-board-reader';
+import { BoardPage, BoardReader, RankedEntry } from '../read/board-reader';
+import type { PageRequest } from '../paging/page-request';
+import type { BoardRef } from '../ranking/ranking';
+import { SqlBoardReader } from '../read/sql-board-reader';
 import type { BoardIndex } from './board-index';
 import { RankIndexService } from './rank-index.service';
 

@@ -2,14 +2,14 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import type { LoyaltyModuleOptions } from '../../loyalty-module-options.interface';
-import { LOYALTY_MODULE_OPTIONS } from '../../loyalty.module-definition';
-import { dialectOf } from '../../storage/sql-dialect';
-import { BoardBacklogService } from '../board-backlog.service';
-import { BoardSql, boardSql, keysetPageParams } from '../board-sql';
-import { SqlBoardReader } from '../sql-board-reader';
-import type { BoardRef } from '../ranking';
-import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from './board-change-feed';
+import type { LoyaltyModuleOptions } from '../../options/loyalty-module-options.interface';
+import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
+import { dialectOf } from '../../storage/dialect/sql-dialect';
+import { BoardBacklogService } from '../sqlite-backlog/board-backlog.service';
+import { BoardSql, boardSql, keysetPageParams } from '../read/board-sql';
+import { SqlBoardReader } from '../read/sql-board-reader';
+import type { BoardRef } from '../ranking/ranking';
+import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from '../changes/board-change-feed';
 import { BoardIndex } from './board-index';
 
 export const DEFAULT_MAX_ENTRIES = 5_000_000;

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../sql-dialect';
+import { dialectOf } from '../dialect/sql-dialect';
 
 /**
  * The first schema. Written as SQL for each dialect because the rank index needs a descending

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../sql-dialect';
+import { dialectOf } from '../dialect/sql-dialect';
 
 /**
  * board_changes: the sequence of board writes that every instance tails to keep its rank indexes

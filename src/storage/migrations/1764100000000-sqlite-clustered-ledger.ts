@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../sql-dialect';
+import { dialectOf } from '../dialect/sql-dialect';
 
 /** The two tables every points record writes, as the initial schema made them on SQLite. */
 const TABLES = {

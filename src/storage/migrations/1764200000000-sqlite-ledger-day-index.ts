@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../sql-dialect';
+import { dialectOf } from '../dialect/sql-dialect';
 
 /**
  * SQLite only: the ledger's time index keys events by (space, day) instead of (space, exact time).

@@ -1,0 +1,128 @@
+import type { LoggerService, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { AppModule, AppModuleExtras, QUERY_PATH } from './app.module';
+import { AccessTokensService } from '../auth/access-tokens.service';
+import type { AppConfig } from './config/app-config';
+import { DatabaseHealth } from './health/database-health.service';
+import { ShutdownState } from './health/shutdown-state.service';
+import { installErrorEnvelopes } from './http/http-errors';
+import { HttpErrorsFilter, RouteLimits } from './http/http-errors.filter';
+import { gateTokenOf, installQueryGate } from './http/query-gate';
+import { installResponseCache } from './http/response-cache';
+import { BoardChangeFeed } from '../leaderboards/changes/board-change-feed';
+import { trackIngestRequests } from './http/ingest-in-flight';
+import { INGEST_PATH } from '../ingest/ingest.controller';
+import { RateLimiter } from './rate-limit/rate-limiter.service';
+import { TransactionRunner } from '../storage/transactions/transaction-runner';
+
+export interface CreateAppOptions extends AppModuleExtras {
+  logger?: LoggerService | LogLevel[] | false;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** A caller's own request id is kept when it is sane, so logs on both sides line up. */
+function requestIdOf(request: IncomingMessage): string {
+  const header = request.headers['x-request-id'];
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** The routes that answer in the error envelope, with their body limits and media types. */
+function routeLimitsOf(config: AppConfig): RouteLimits {
+  return {
+    [QUERY_PATH]: { maxBodyBytes: config.limits.maxBodyBytes, mediaTypes: 'application/json' },
+    [INGEST_PATH]: {
+      maxBodyBytes: config.ingest.maxBodyBytes,
+      mediaTypes: 'application/json (an array of records) or application/x-ndjson',
+    },
+  };
+}
+
+/** Builds the standalone service, initialised and ready to listen. */
+export async function createApp(
+  config: AppConfig,
+  options: CreateAppOptions = {},
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    // Every route and every unknown path gets the /query limit; routeLimits may raise a route's.
+    bodyLimit: config.limits.maxBodyBytes,
+    genReqId: requestIdOf,
+    trustProxy: config.trustProxy,
+    // On close, idle keep-alive connections are dropped; requests in flight are finished.
+    forceCloseConnections: 'idle',
+  });
+  const routeLimits = routeLimitsOf(config);
+  const server = adapter.getInstance();
+  server.addHook('onRoute', (route) => {
+    const limit = routeLimits[route.url]?.maxBodyBytes;
+    if (limit !== undefined) route.bodyLimit = limit;
+  });
+  server.addContentTypeParser(
+    ['application/x-ndjson', 'application/ndjson'],
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, body),
+  );
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config, options),
+    adapter,
+    {
+      logger: options.logger ?? ['log', 'warn', 'error'],
+      // Throw instead of exiting: main.ts reports it, a test sees it.
+      abortOnError: false,
+    },
+  );
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins,
+      methods: ['POST'],
+      allowedHeaders: ['content-type', 'access-token'],
+    });
+  }
+  const fastify = app.getHttpAdapter().getInstance();
+  // Callback style: an async hook costs a promise and a microtask on every request.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  const gateServices = {
+    tokens: app.get(AccessTokensService),
+    limiter: app.get(RateLimiter),
+    database: app.get(DatabaseHealth),
+    shutdown: app.get(ShutdownState),
+  };
+  installQueryGate(fastify, gateServices, {
+    path: QUERY_PATH,
+    scope: 'query',
+    rateLimits: config.rateLimits,
+    requestTimeoutMs: config.requestTimeoutMs,
+    graphqlIde: config.graphqlIde,
+  });
+  installQueryGate(fastify, gateServices, {
+    path: INGEST_PATH,
+    scope: 'ingest',
+    rateLimits: { token: config.ingest.rateLimits, address: config.rateLimits.address },
+    graphqlIde: false,
+  });
+  trackIngestRequests(fastify, INGEST_PATH, app.get(TransactionRunner));
+  if (config.responseCacheMs > 0) {
+    const feed = app.get(BoardChangeFeed);
+    installResponseCache(fastify, {
+      path: QUERY_PATH,
+      maxAgeMs: config.responseCacheMs,
+      maxEntries: 1000,
+      maxEntryBytes: 1_048_576,
+      maxTotalBytes: 64 * 1_048_576,
+      version: () => feed.version,
+      varyBy: (request) => gateTokenOf(request)?.id ?? '',
+    });
+  }
+  installErrorEnvelopes(fastify, QUERY_PATH);
+  app.useGlobalFilters(new HttpErrorsFilter(app.getHttpAdapter(), routeLimits));
+  app.enableShutdownHooks();
+  await app.init();
+  await fastify.ready();
+  return app;
+}

@@ -1,0 +1,96 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
+import { DynamicModule, Module } from '@nestjs/common';
+import { GraphQLModule } from '@nestjs/graphql';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Logger as TypeOrmLogger } from 'typeorm';
+import { ErrorEnvelopePlugin } from '../common/graphql/error-envelope.plugin';
+import { formatLoyaltyError } from '../common/graphql/format-error';
+import { QueryLimitsPlugin } from './graphql/query-limits.plugin';
+import { stripProductExtensions } from '../common/graphql/strict-schema';
+import type { AppConfig } from './config/app-config';
+import { DashboardModule } from './dashboard/dashboard.module';
+import { HealthModule } from './health/health.module';
+import { LoyaltyModule } from '../loyalty.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { resolveHostDataSourceOptions } from './config/host-data-source';
+
+export const QUERY_PATH = '/query';
+
+export interface AppModuleExtras {
+  /**
+   * Sees every SQL statement that goes through TypeORM (on SQLite, not the ledger's row-by-row
+   * writes: see nativeSqlite); tests use it to count queries.
+   */
+  typeormLogger?: TypeOrmLogger;
+  /** More Apollo plugins, after ours (the page benchmark tries compiled execution with one). */
+  apolloPlugins?: ApolloServerPlugin[];
+}
+
+/** Our standalone host: the GraphQL and TypeORM roots around {@link LoyaltyModule}. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, extras: AppModuleExtras = {}): DynamicModule {
+    const rateLimit = RateLimitModule.forRoot(config.redisUrl);
+    const loyalty = LoyaltyModule.forRoot({
+      cursorSecret: config.cursorSecret,
+      ingestMaxRecords: config.ingest.maxRecords,
+      rankIndex: config.rankIndex,
+    });
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => ({
+            ...(await resolveHostDataSourceOptions(config.database, {
+              migrationsRun: config.migrateOnStart,
+              logger: extras.typeormLogger,
+            })),
+            retryAttempts: 3,
+            retryDelay: 1000,
+          }),
+        }),
+        GraphQLModule.forRoot<ApolloDriverConfig>({
+          driver: ApolloDriver,
+          path: QUERY_PATH,
+          autoSchemaFile: true,
+          sortSchema: true,
+          introspection: config.introspection,
+          playground: false,
+          csrfPrevention: true,
+          allowBatchedHttpRequests: false,
+          includeStacktraceInErrorResponses: false,
+          // Nest resets the status of any response with `data` to 200; the envelope plugin sets it.
+          preserveHttpStatusForExecutionErrors: false,
+          parseOptions: { maxTokens: config.limits.maxTokens },
+          formatError: formatLoyaltyError,
+          plugins: [
+            new QueryLimitsPlugin(config.limits),
+            // Apollo installs its cache-control plugin by default; it computes cache hints (we
+            // set none) through willResolveField, which makes Apollo wrap every field of the
+            // schema: about a third of the fixed-page floor's throughput. No plugin here may use
+            // willResolveField (see the schema spec).
+            ApolloServerPluginCacheControlDisabled(),
+            new ErrorEnvelopePlugin(),
+            config.graphqlIde
+              ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
+              : ApolloServerPluginLandingPageDisabled(),
+            ...(extras.apolloPlugins ?? []),
+          ],
+          transformSchema: config.strictMode ? stripProductExtensions : undefined,
+          // Apollo's Fastify integration calls the context function with (request, reply).
+          context: (req: unknown, reply: unknown) => ({ req, reply }),
+        }),
+        loyalty,
+        rateLimit,
+        DashboardModule.forRoot(loyalty, rateLimit),
+        HealthModule.forRoot({ statementTimeoutMs: config.requestTimeoutMs }, rateLimit),
+      ],
+    };
+  }
+}

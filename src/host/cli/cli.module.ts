@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config';
+import { AdminEntity } from '../dashboard/admin.entity';
+import { AdminsService } from '../dashboard/admins.service';
+import { LoyaltyModule } from '../../loyalty.module';
+import { resolveHostDataSourceOptions } from '../config/host-data-source';
+
+/** The command line's host: the database and the module's services, no HTTP and no GraphQL. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => ({
+            ...(await resolveHostDataSourceOptions(config.database, { migrationsRun: false })),
+            retryAttempts: 0,
+          }),
+        }),
+        LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret }),
+        TypeOrmModule.forFeature([AdminEntity]),
+      ],
+      providers: [AdminsService],
+    };
+  }
+}

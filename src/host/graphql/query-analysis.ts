@@ -1,0 +1,138 @@
+import {
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  Kind,
+  OperationDefinitionNode,
+  SelectionSetNode,
+  ValueNode,
+} from 'graphql';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../leaderboards/paging/page-request';
+
+export interface QueryShape {
+  /** Deepest field nesting (introspection fields not counted). */
+  depth: number;
+  aliases: number;
+  /** Fields the response may hold: a paged list counts its page size times its entry's fields. */
+  cost: number;
+}
+
+/** Fields that return a page of a board: their `list` and `edges` repeat per entry. */
+const PAGED_FIELDS = new Set(['loyaltyPointsRanks', 'spaceLoyaltyPointsRanks']);
+const PER_ENTRY_FIELDS = new Set(['list', 'edges']);
+/** Lists without a page size (a space's sprints): assumed this long. */
+const UNPAGED_LIST_FIELDS: Record<string, number> = { sprints: 20 };
+/** __schema and __type answer from the schema alone; their size is bounded, but not free. */
+const INTROSPECTION_COST = 100;
+
+/**
+ * Measures the operation that will run, with its variables, before anything executes. Depth and
+ * aliases bound the work of the GraphQL engine; cost bounds the size of the answer and the rows
+ * read (a page of 1000 entries weighs 1000 times its entry). Fragments, inline or named, count
+ * exactly as if their fields were written in place.
+ */
+export function analyzeOperation(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> = {},
+): QueryShape {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION)
+      fragments.set(definition.name.value, definition);
+  }
+  const defaults = new Map<string, unknown>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue)
+      defaults.set(definition.variable.name.value, valueOf(definition.defaultValue, {}));
+  }
+
+  const pageSizeOf = (field: FieldNode): number => {
+    const first = field.arguments?.find((arg) => arg.name.value === 'first');
+    let value: unknown = undefined;
+    if (first?.value.kind === Kind.VARIABLE) {
+      const name = first.value.name.value;
+      value = variables[name] !== undefined ? variables[name] : defaults.get(name);
+    } else if (first) {
+      value = valueOf(first.value, variables);
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) return DEFAULT_PAGE_SIZE;
+    return Math.max(1, Math.min(MAX_PAGE_SIZE, Math.trunc(value)));
+  };
+
+  /** Aliases anywhere below, fragments included (for introspection, whose fields cost a flat rate). */
+  const aliasesIn = (selectionSet: SelectionSetNode | undefined, visiting: Set<string>): number => {
+    let count = 0;
+    for (const selection of selectionSet?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        count += (selection.alias ? 1 : 0) + aliasesIn(selection.selectionSet, visiting);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        count += aliasesIn(selection.selectionSet, visiting);
+      } else if (!visiting.has(selection.name.value)) {
+        const fragment = fragments.get(selection.name.value);
+        count += aliasesIn(fragment?.selectionSet, new Set([...visiting, selection.name.value]));
+      }
+    }
+    return count;
+  };
+
+  /** `pageSize` is set while walking the direct selections of a paged field. */
+  const walk = (
+    selectionSet: SelectionSetNode,
+    visiting: Set<string>,
+    pageSize?: number,
+  ): QueryShape => {
+    const shape: QueryShape = { depth: 0, aliases: 0, cost: 0 };
+    const merge = (inner: QueryShape, depthOffset: number, weight: number) => {
+      shape.depth = Math.max(shape.depth, inner.depth + depthOffset);
+      shape.aliases += inner.aliases;
+      shape.cost += inner.cost * weight;
+    };
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        merge(walk(selection.selectionSet, visiting, pageSize), 0, 1);
+        continue;
+      }
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (!fragment || visiting.has(name)) continue; // validation reports unknown or cyclic ones
+        merge(walk(fragment.selectionSet, new Set([...visiting, name]), pageSize), 0, 1);
+        continue;
+      }
+      const name = selection.name.value;
+      if (selection.alias) shape.aliases++;
+      if (name.startsWith('__')) {
+        // __typename is free; __schema and __type cost a flat rate and do not count for depth.
+        if (name !== '__typename') {
+          shape.cost += INTROSPECTION_COST;
+          shape.aliases += aliasesIn(selection.selectionSet, visiting);
+        }
+        continue;
+      }
+      const weight =
+        pageSize !== undefined && PER_ENTRY_FIELDS.has(name)
+          ? pageSize
+          : (UNPAGED_LIST_FIELDS[name] ?? 1);
+      const inner = selection.selectionSet
+        ? walk(
+            selection.selectionSet,
+            visiting,
+            PAGED_FIELDS.has(name) ? pageSizeOf(selection) : undefined,
+          )
+        : { depth: 0, aliases: 0, cost: 0 };
+      shape.depth = Math.max(shape.depth, inner.depth + 1);
+      shape.aliases += inner.aliases;
+      shape.cost += (1 + inner.cost) * weight;
+    }
+    return shape;
+  };
+
+  return walk(operation.selectionSet, new Set());
+}
+
+function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
+  if (node.kind === Kind.INT || node.kind === Kind.FLOAT) return Number(node.value);
+  if (node.kind === Kind.VARIABLE) return variables[node.name.value];
+  return undefined; // anything else is not a page size; validation reports it
+}

@@ -1,0 +1,66 @@
+import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
+import { GraphQLError, OperationTypeNode } from 'graphql';
+import { ERROR_DEFINITIONS, ErrorCode } from '../../common/errors/error-code';
+import { analyzeOperation } from './query-analysis';
+
+export interface QueryLimitOptions {
+  maxDepth: number;
+  maxAliases: number;
+  maxCost: number;
+}
+
+function refusal(code: ErrorCode, detail: string): GraphQLError {
+  const definition = ERROR_DEFINITIONS[code];
+  return new GraphQLError(`${definition.message}: ${detail}`, {
+    extensions: {
+      code,
+      category: definition.category,
+      http_status: definition.httpStatus,
+      http: { status: definition.httpStatus },
+    },
+  });
+}
+
+/**
+ * Refuses, with HTTP 400 and before any resolver or database work, an operation that is not a
+ * query, or is too deep,
+ * has too many aliases or would cost too much (page sizes counted, variables resolved).
+ */
+export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
+  constructor(private readonly limits: QueryLimitOptions) {}
+
+  requestDidStart(): Promise<GraphQLRequestListener<object>> {
+    const limits = this.limits;
+    return Promise.resolve({
+      didResolveOperation({ document, operation, request }) {
+        if (!operation) return Promise.resolve();
+        if (operation.operation !== OperationTypeNode.QUERY) {
+          throw refusal(
+            ErrorCode.OPERATION_NOT_SUPPORTED,
+            `the service answers queries only, not a ${operation.operation}`,
+          );
+        }
+        const shape = analyzeOperation(document, operation, request.variables ?? {});
+        if (shape.depth > limits.maxDepth) {
+          throw refusal(
+            ErrorCode.QUERY_TOO_DEEP,
+            `depth ${shape.depth}, at most ${limits.maxDepth}`,
+          );
+        }
+        if (shape.aliases > limits.maxAliases) {
+          throw refusal(
+            ErrorCode.TOO_MANY_ALIASES,
+            `${shape.aliases} aliases, at most ${limits.maxAliases}`,
+          );
+        }
+        if (shape.cost > limits.maxCost) {
+          throw refusal(
+            ErrorCode.QUERY_TOO_COSTLY,
+            `cost ${shape.cost}, at most ${limits.maxCost}`,
+          );
+        }
+        return Promise.resolve();
+      },
+    });
+  }
+}

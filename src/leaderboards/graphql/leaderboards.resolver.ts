@@ -1,0 +1,60 @@
+import { UseFilters, UseGuards } from '@nestjs/common';
+import { Args, Context, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { AccessTokenGuard } from '../../auth/access-token.guard';
+import { requestOfContext } from '../../common/graphql/request-of';
+import { throwIfPastDeadline } from '../../common/deadline/deadline';
+import { DeadlineGuard } from '../../common/deadline/deadline.guard';
+import { LoyaltyExceptionFilter } from '../../common/errors/loyalty-exception.filter';
+import { ExtensionField } from '../../common/graphql/extension-field.decorator';
+import { Space } from '../../spaces/space.model';
+import { AddressLoyaltyPointsArgs } from './dto/address-loyalty-points.args';
+import { LoyaltyPointsRanksArgs } from './dto/loyalty-points-ranks.args';
+import { SpaceLoyaltyPointsRanksArgs } from './dto/space-loyalty-points-ranks.args';
+import { LeaderboardsService } from './leaderboards.service';
+import { LoyaltyPointsRank } from './loyalty-points-rank.model';
+import { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
+
+@Resolver(() => Space)
+@UseGuards(DeadlineGuard, AccessTokenGuard)
+@UseFilters(LoyaltyExceptionFilter)
+export class LeaderboardsResolver {
+  constructor(private readonly leaderboards: LeaderboardsService) {}
+
+  @Query(() => LoyaltyPointsRanks, {
+    nullable: true,
+    description: "A page of a space's leaderboard",
+  })
+  spaceLoyaltyPointsRanks(@Args() args: SpaceLoyaltyPointsRanksArgs): Promise<LoyaltyPointsRanks> {
+    return this.leaderboards.getPageOfSpace(args.spaceId, args.sprintId, {
+      cursorAfter: args.cursorAfter,
+    });
+  }
+
+  @ResolveField(() => LoyaltyPointsRanks, {
+    nullable: true,
+    description: 'A page of the leaderboard',
+  })
+  loyaltyPointsRanks(
+    @Parent() space: Space,
+    @Args() args: LoyaltyPointsRanksArgs,
+    @Context() context: object,
+  ): Promise<LoyaltyPointsRanks> {
+    // Guards do not run on field resolvers (Nest's fieldResolverEnhancers): checked here.
+    throwIfPastDeadline(requestOfContext(context));
+    return this.leaderboards.getPage(space.spaceId, args.sprintId, args);
+  }
+
+  @ExtensionField()
+  @ResolveField(() => LoyaltyPointsRank, {
+    nullable: true,
+    description: "One address's points and rank; null when it is not on the board",
+  })
+  addressLoyaltyPoints(
+    @Parent() space: Space,
+    @Args() args: AddressLoyaltyPointsArgs,
+    @Context() context: object,
+  ): Promise<LoyaltyPointsRank | null> {
+    throwIfPastDeadline(requestOfContext(context));
+    return this.leaderboards.getAddressRank(space.spaceId, args.address, args.sprintId);
+  }
+}

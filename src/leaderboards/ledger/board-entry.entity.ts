@@ -1,0 +1,28 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { asNumber } from '../../storage/schema/numeric.transformer';
+
+/**
+ * An address's running total on one board (sprintId 0 = all-time). Rows at 0 points or below stay
+ * (they carry the running total) but are not on the board. A WITHOUT ROWID table on SQLite
+ * (migration 1764100000000); the option means nothing elsewhere.
+ */
+@Entity({ name: 'board_entries', withoutRowid: true })
+// (space_id, sprint_id, points DESC, reached_at, address_key): the migration writes it by hand,
+// since TypeORM cannot declare a descending column.
+@Index('ix_board_entries_rank', { synchronize: false })
+export class BoardEntryEntity {
+  @PrimaryColumn({ name: 'space_id', type: 'integer' })
+  spaceId!: number;
+
+  @PrimaryColumn({ name: 'sprint_id', type: 'integer' })
+  sprintId!: number;
+
+  @PrimaryColumn({ name: 'address_key', type: 'varchar', length: 128 })
+  addressKey!: string;
+
+  @Column({ type: 'bigint', transformer: asNumber })
+  points!: number;
+
+  @Column({ name: 'reached_at', type: 'bigint', transformer: asNumber })
+  reachedAt!: number;
+}

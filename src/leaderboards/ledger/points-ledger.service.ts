@@ -1,0 +1,553 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { addressKeyOf } from '../../common/address-key';
+import type { PointsRecord } from '../../records/ingest-record';
+import { RecordOutcome, accepted, duplicate, refused } from '../../records/record-outcome';
+import { ProfilesService } from '../../profiles/profiles.service';
+import type { SprintEntity } from '../../spaces/sprint.entity';
+import { SpacesService } from '../../spaces/spaces.service';
+import { chunk, Dialect, dialectOf, num, upsertSql } from '../../storage/dialect/sql-dialect';
+import { insertRows } from '../../storage/sqlite/sqlite-native';
+import { BoardBacklogService } from '../sqlite-backlog/board-backlog.service';
+import {
+  announceAsReset,
+  appendBoardReset,
+  appendEntryChanges,
+  EntryState,
+  RESET_MIN_CHANGES,
+} from '../changes/board-change-log';
+import { ALL_TIME_SPRINT_ID } from '../ranking/ranking';
+
+interface LedgerEvent {
+  key: string;
+  spaceId: number;
+  addressKey: string;
+  address: string;
+  points: number;
+  occurredAt: number;
+}
+
+/** One (board, address) pair that a batch of events changes. */
+interface EntryChange {
+  spaceId: number;
+  sprintId: number;
+  addressKey: string;
+  /** The sum of the events' points, and its highest and lowest running values on the way. */
+  delta: number;
+  highest: number;
+  lowest: number;
+  /** The latest occurredAt of the events. */
+  reachedAt: number;
+}
+
+const IN_CHUNK = 500;
+/** Board totals are served as GraphQL Int (32-bit signed). */
+const MAX_TOTAL = 2_147_483_647;
+const OVERFLOW_REASON =
+  'would take the total of this address beyond 2147483647 (or below -2147483647)';
+
+/**
+ * How points are checked against the Int range. `optimistic` adds them without reading the totals
+ * first and throws {@link TotalOutOfRange} if some total left the range on the way; `careful`
+ * reads the totals first and refuses the records that would take one out.
+ */
+export type RangeCheck = 'optimistic' | 'careful';
+
+/**
+ * An optimistic pass found a total out of range (rare). Its writes are already made: the caller
+ * rolls the transaction back and runs the whole unit again with `careful`.
+ */
+export class TotalOutOfRange extends Error {
+  constructor() {
+    super('a points total would leave the Int range; run the unit again with careful checks');
+  }
+}
+
+/**
+ * Applies points to the ledger and to every board they count on (all-time, and each sprint whose
+ * window holds the event), inside the caller's transaction. A key is applied once: the same key
+ * with the same content again is a duplicate that changes nothing; with other content, a refusal.
+ *
+ * Totals are written once per (board, address) per batch (see applyEvents).
+ */
+@Injectable()
+export class PointsLedgerService {
+  constructor(
+    private readonly spaces: SpacesService,
+    private readonly profiles: ProfilesService,
+    private readonly backlog: BoardBacklogService,
+  ) {}
+
+  async ingestPoints(
+    manager: EntityManager,
+    records: readonly PointsRecord[],
+    rangeCheck: RangeCheck,
+  ): Promise<RecordOutcome[]> {
+    // Shared locks on the spaces first: a sprint upsert takes its space exclusively, so on MySQL a
+    // sprint's rebuild and points for its space never interleave (neither would see the other).
+    const known = await this.spaces.lockSpaces(
+      manager,
+      [...new Set(records.map((r) => r.spaceId))],
+      'shared',
+    );
+    const seen = await this.storedEvents(manager, [...new Set(records.map((r) => r.key))]);
+    const fresh: LedgerEvent[] = [];
+    const outcomes = records.map((record): RecordOutcome => {
+      if (!known.has(record.spaceId)) return refused('spaceId', `unknown space ${record.spaceId}`);
+      const event: LedgerEvent = {
+        key: record.key,
+        spaceId: record.spaceId,
+        addressKey: addressKeyOf(record.address),
+        address: record.address,
+        points: record.points,
+        occurredAt: record.occurredAt,
+      };
+      const prior = seen.get(record.key);
+      if (prior) {
+        return sameContent(prior, event)
+          ? duplicate()
+          : refused('key', 'was already used for a different points record');
+      }
+      seen.set(record.key, event);
+      fresh.push(event);
+      return accepted();
+    });
+    if (fresh.length === 0) return outcomes;
+    const overflowing = await this.applyEvents(manager, fresh, rangeCheck);
+    // A refused record refuses the later copies of its key in the same batch too.
+    return records.map((record, i) =>
+      overflowing.has(record.key) && outcomes[i].status !== 'refused'
+        ? refused('points', OVERFLOW_REASON)
+        : outcomes[i],
+    );
+  }
+
+  /** Recomputes a sprint's board from the ledger: for a new sprint or one whose window moved. */
+  async rebuildSprintBoard(manager: EntityManager, sprint: SprintEntity): Promise<void> {
+    const sqlite = this.backlog.writer(manager);
+    sqlite?.backlog.forget(sqlite.native, { spaceId: sprint.spaceId, sprintId: sprint.id });
+    const board = [sprint.spaceId, sprint.id];
+    await manager.query('DELETE FROM board_entries WHERE space_id = ? AND sprint_id = ?', board);
+    const { where, params } = sprintWindow(dialectOf(manager), sprint);
+    await manager.query(
+      `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
+       SELECT space_id, ?, address_key, SUM(points), MAX(occurred_at) FROM points_events
+       WHERE ${where}
+       GROUP BY space_id, address_key`,
+      [sprint.id, ...params],
+    );
+    const [row]: Array<Record<string, unknown>> = await manager.query(
+      'SELECT COUNT(*) AS entries FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > 0',
+      board,
+    );
+    await writeEntryCount(manager, sprint.spaceId, sprint.id, 'set', num(row.entries));
+    await appendBoardReset(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
+  }
+
+  private async storedEvents(
+    manager: EntityManager,
+    keys: readonly string[],
+  ): Promise<Map<string, LedgerEvent>> {
+    const stored = new Map<string, LedgerEvent>();
+    for (const part of chunk(keys, IN_CHUNK)) {
+      const rows: Array<Record<string, unknown>> = await manager.query(
+        `SELECT event_key AS eventKey, space_id AS spaceId, address_key AS addressKey, points, occurred_at AS occurredAt
+         FROM points_events WHERE event_key IN (${part.map(() => '?').join(', ')})`,
+        part,
+      );
+      for (const row of rows) {
+        stored.set(String(row.eventKey), {
+          key: String(row.eventKey),
+          spaceId: num(row.spaceId),
+          addressKey: String(row.addressKey),
+          address: String(row.addressKey),
+          points: num(row.points),
+          occurredAt: num(row.occurredAt),
+        });
+      }
+    }
+    return stored;
+  }
+
+  /**
+   * Applies new events in order and answers the keys it refused: an event that would take a total
+   * out of GraphQL's Int range, which would make the whole board unreadable.
+   *
+   * Optimistic: every event is added to the totals without a locking read (SQLite sums from the
+   * total its backlog holds or reads, see BoardBacklog; MySQL/MariaDB add in the statement), and
+   * the totals that result are checked; a running total that left the range throws
+   * TotalOutOfRange (see RangeCheck). No savepoint here: on SQLite one kept a copy of
+   * every page the batch touched, in memory (about 700 MB for a 50,000-record import batch;
+   * TransactionRunner sets none). Adding without a locking read also keeps MySQL writers off the
+   * gap locks of SELECT ... FOR UPDATE on addresses that have no row yet, where they deadlock.
+   *
+   * Careful: the totals are read first (locked on MySQL), and the events that would overflow are
+   * refused.
+   */
+  private async applyEvents(
+    manager: EntityManager,
+    events: LedgerEvent[],
+    rangeCheck: RangeCheck,
+  ): Promise<Set<string>> {
+    const boardsOf = await this.boardFinder(manager, events);
+    if (rangeCheck === 'optimistic') {
+      if (await this.addEvents(manager, events, boardsOf, { checkRange: true })) return new Set();
+      throw new TotalOutOfRange();
+    }
+    const totals = await this.readTotals(manager, boardChangesOf(groupByAddress(events), boardsOf));
+    const refusedKeys = new Set<string>();
+    const acceptedEvents = events.filter((event) => {
+      const ids = boardsOf(event).map((sprintId) =>
+        entryId(event.spaceId, sprintId, event.addressKey),
+      );
+      const next = ids.map((id) => (totals.get(id) ?? 0) + event.points);
+      if (next.some((total) => total > MAX_TOTAL || total < -MAX_TOTAL)) {
+        refusedKeys.add(event.key);
+        return false;
+      }
+      ids.forEach((id, i) => totals.set(id, next[i]));
+      return true;
+    });
+    await this.addEvents(manager, acceptedEvents, boardsOf, { checkRange: false });
+    return refusedKeys;
+  }
+
+  /**
+   * Writes events to the ledger and adds them to their boards' totals, each (board, address) once,
+   * in one global lock order. With `checkRange`, answers false (after writing: the transaction
+   * must roll back) as soon as some total would have left the range on the way.
+   */
+  private async addEvents(
+    manager: EntityManager,
+    events: readonly LedgerEvent[],
+    boardsOf: (event: LedgerEvent) => readonly number[],
+    { checkRange }: { checkRange: boolean },
+  ): Promise<boolean> {
+    if (events.length === 0) return true;
+    await this.insertEvents(manager, events);
+    // The boards' counters are written last: two writers on one board (the address ranges of an
+    // import batch, see IngestService) then hold its counter row only from there to their commit.
+    const counters: Array<{ board: EntryChange; countChange: number; asReset: boolean }> = [];
+    const byAddress = groupByAddress(events);
+    for (const board of boardChangesOf(byAddress, boardsOf)) {
+      let countChange = 0;
+      const asReset =
+        board.length > RESET_MIN_CHANGES &&
+        announceAsReset(board.length, await this.entryCount(manager, board[0]));
+      for (const part of chunk(board, IN_CHUNK)) {
+        const stored = await this.addToTotals(manager, part, asReset);
+        for (let i = 0; i < part.length; i++) {
+          const change = part[i];
+          const after = stored[i].points;
+          const before = after - change.delta;
+          if (
+            checkRange &&
+            (before + change.highest > MAX_TOTAL || before + change.lowest < -MAX_TOTAL)
+          )
+            return false;
+          countChange += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
+        }
+        if (!asReset) await appendEntryChanges(manager, stored);
+      }
+      counters.push({ board: board[0], countChange, asReset });
+    }
+    await this.profiles.rememberSpellings(manager, firstSpellings(byAddress));
+    for (const { board, countChange, asReset } of counters) {
+      await this.addToEntryCount(manager, board, countChange);
+      if (asReset) await appendBoardReset(manager, board);
+    }
+    return true;
+  }
+
+  /**
+   * Adds each change (of one board) to its total, creating the entry, and answers the entries as
+   * they now stand, in the order of `part`. SQLite through the backlog (see BoardBacklog): in
+   * board_entries at once only when `asReset` (a bulk write that rewrites much of the board),
+   * otherwise by the board_changes rows the caller appends, folded in later. MariaDB in one
+   * statement with RETURNING; MySQL, which has no RETURNING, reads its rows back.
+   */
+  private async addToTotals(
+    manager: EntityManager,
+    part: readonly EntryChange[],
+    asReset: boolean,
+  ): Promise<EntryState[]> {
+    const sqlite = this.backlog.writer(manager);
+    if (sqlite) {
+      const { spaceId, sprintId } = part[0];
+      return sqlite.backlog.add(sqlite.native, { spaceId, sprintId }, part, asReset);
+    }
+    const upsert = upsertSql(
+      dialectOf(manager),
+      'board_entries',
+      ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
+      ['space_id', 'sprint_id', 'address_key'],
+      { points: 'add', reached_at: 'max' },
+      part.length,
+    );
+    const values = part.flatMap((c) => [c.spaceId, c.sprintId, c.addressKey, c.delta, c.reachedAt]);
+    let rows: Array<Record<string, unknown>>;
+    if (manager.connection.options.type === 'mariadb') {
+      rows = await manager.query(`${upsert} RETURNING ${ENTRY_COLUMNS}`, values);
+    } else {
+      await manager.query(upsert, values);
+      rows = await this.selectTotals(manager, part[0], part);
+    }
+    const { spaceId, sprintId } = part[0];
+    const byAddress = new Map(rows.map((row) => [String(row.addressKey), row]));
+    return part.map(({ addressKey }) => {
+      const row = byAddress.get(addressKey)!;
+      return {
+        spaceId,
+        sprintId,
+        addressKey,
+        points: num(row.points),
+        reachedAt: num(row.reachedAt),
+      };
+    });
+  }
+
+  /** For each event, the boards it counts on: all-time and the sprints whose window holds it. */
+  private async boardFinder(
+    manager: EntityManager,
+    events: readonly LedgerEvent[],
+  ): Promise<(event: LedgerEvent) => readonly number[]> {
+    const sprints = await this.spaces.sprintsOfSpaces(manager, [
+      ...new Set(events.map((e) => e.spaceId)),
+    ]);
+    const bySpace = new Map<number, SprintEntity[]>();
+    for (const sprint of sprints) {
+      const list = bySpace.get(sprint.spaceId);
+      if (list) list.push(sprint);
+      else bySpace.set(sprint.spaceId, [sprint]);
+    }
+    const allTimeOnly = [ALL_TIME_SPRINT_ID] as const;
+    return (event) => {
+      const candidates = bySpace.get(event.spaceId);
+      if (!candidates) return allTimeOnly;
+      const boards: number[] = [ALL_TIME_SPRINT_ID];
+      for (const sprint of candidates) {
+        if (sprint.startTime <= event.occurredAt && event.occurredAt < sprint.endTime)
+          boards.push(sprint.id);
+      }
+      return boards;
+    };
+  }
+
+  /** In key order, so that concurrent writers of one key queue instead of deadlocking. */
+  private async insertEvents(manager: EntityManager, events: readonly LedgerEvent[]) {
+    const ordered = [...events].sort((a, b) => compareText(a.key, b.key));
+    await insertRows(manager, 'points_events', EVENT_COLUMNS, ordered, (e) => [
+      e.key,
+      e.spaceId,
+      e.addressKey,
+      e.points,
+      e.occurredAt,
+    ]);
+  }
+
+  private async entryCount(
+    manager: EntityManager,
+    board: { spaceId: number; sprintId: number },
+  ): Promise<number> {
+    const [row]: Array<Record<string, unknown>> = await manager.query(
+      'SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ?',
+      [board.spaceId, board.sprintId],
+    );
+    return row ? num(row.entryCount) : 0;
+  }
+
+  private async addToEntryCount(
+    manager: EntityManager,
+    board: { spaceId: number; sprintId: number },
+    countChange: number,
+  ): Promise<void> {
+    if (countChange === 0) return;
+    await writeEntryCount(manager, board.spaceId, board.sprintId, 'add', countChange);
+  }
+
+  /** The stored totals of these entries by entry id (locked on MySQL); absent = no entry yet. */
+  private async readTotals(
+    manager: EntityManager,
+    boards: readonly EntryChange[][],
+  ): Promise<Map<string, number>> {
+    const totals = new Map<string, number>();
+    const sqlite = this.backlog.writer(manager);
+    for (const board of boards) {
+      const { spaceId, sprintId } = board[0];
+      if (sqlite) {
+        for (const { addressKey } of board) {
+          const total = sqlite.backlog.total(sqlite.native, { spaceId, sprintId }, addressKey);
+          if (total) totals.set(entryId(spaceId, sprintId, addressKey), total.points);
+        }
+        continue;
+      }
+      for (const part of chunk(board, IN_CHUNK)) {
+        for (const row of await this.selectTotals(manager, board[0], part)) {
+          totals.set(entryId(spaceId, sprintId, String(row.addressKey)), num(row.points));
+        }
+      }
+    }
+    return totals;
+  }
+
+  /** One board's totals of these addresses, through the primary key, locked on MySQL. */
+  private selectTotals(
+    manager: EntityManager,
+    board: { spaceId: number; sprintId: number },
+    part: readonly EntryChange[],
+  ): Promise<Array<Record<string, unknown>>> {
+    const dialect = dialectOf(manager);
+    return manager.query(
+      `SELECT ${ENTRY_COLUMNS} FROM ${byPrimaryKey(dialect)}
+       WHERE space_id = ? AND sprint_id = ? AND address_key IN (${part.map(() => '?').join(', ')})
+       ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
+      [board.spaceId, board.sprintId, ...part.map((change) => change.addressKey)],
+    );
+  }
+}
+
+/** The day buckets of SQLite's ledger time index (migration 1764200000000). */
+const LEDGER_DAY_MS = 86_400_000;
+
+/**
+ * The ledger events of a sprint's space and window. SQLite's time index holds days (see migration
+ * 1764200000000): the condition names the days the window spans, which the index finds, and then
+ * the exact window. SQLite's integer division truncates toward 0, as Math.trunc does, and never
+ * decreases as time grows: an event of the window lies on a day from that of its start to that of
+ * its last millisecond. That holds for whole milliseconds, which is all the ledger holds (times
+ * come from parseIsoTime; SQLite stores a whole-valued number as an integer in this column).
+ */
+function sprintWindow(dialect: Dialect, sprint: SprintEntity): { where: string; params: number[] } {
+  const exact = [sprint.spaceId, sprint.startTime, sprint.endTime];
+  if (dialect !== 'sqlite')
+    return { where: 'space_id = ? AND occurred_at >= ? AND occurred_at < ?', params: exact };
+  return {
+    where: `space_id = ? AND occurred_at / ${LEDGER_DAY_MS} BETWEEN ? AND ?
+       AND occurred_at >= ? AND occurred_at < ?`,
+    params: [
+      sprint.spaceId,
+      Math.trunc(sprint.startTime / LEDGER_DAY_MS),
+      Math.trunc((sprint.endTime - 1) / LEDGER_DAY_MS),
+      sprint.startTime,
+      sprint.endTime,
+    ],
+  };
+}
+
+/** Sets or adds to a board's entry counter (creating its row). */
+function writeEntryCount(
+  manager: EntityManager,
+  spaceId: number,
+  sprintId: number,
+  how: 'set' | 'add',
+  value: number,
+): Promise<unknown> {
+  return manager.query(
+    upsertSql(
+      dialectOf(manager),
+      'boards',
+      ['space_id', 'sprint_id', 'entry_count'],
+      ['space_id', 'sprint_id'],
+      { entry_count: how },
+      1,
+    ),
+    [spaceId, sprintId, value],
+  );
+}
+
+const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
+const EVENT_COLUMNS = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
+
+const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
+  `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
+
+/**
+ * Events by address key, in order, addresses in order of first appearance: the board changes and
+ * the profiles of a batch's writes take each address once, not each event.
+ */
+function groupByAddress(events: readonly LedgerEvent[]): Map<string, LedgerEvent[]> {
+  const byAddress = new Map<string, LedgerEvent[]>();
+  for (const event of events) {
+    const list = byAddress.get(event.addressKey);
+    if (list) list.push(event);
+    else byAddress.set(event.addressKey, [event]);
+  }
+  return byAddress;
+}
+
+/** Each address key of a batch with its first spelling (see ProfilesService.rememberSpellings). */
+function* firstSpellings(
+  byAddress: ReadonlyMap<string, readonly LedgerEvent[]>,
+): Generator<readonly [string, string]> {
+  for (const [key, events] of byAddress) yield [key, events[0].address];
+}
+
+/**
+ * What events do to each (board, address) they touch: the sum of their points, its highest and
+ * lowest running value on the way (for the range check), and the latest event time. Answered by
+ * board, in one global lock order: boards by space and sprint, addresses by code unit. Writers
+ * that lock rows in one order wait for each other instead of deadlocking.
+ *
+ * The batch's addresses are sorted once, and each address's events are taken in turn: each
+ * board's changes then come out in address order, with no sort per board.
+ */
+function boardChangesOf(
+  byAddress: ReadonlyMap<string, readonly LedgerEvent[]>,
+  boardsOf: (event: LedgerEvent) => readonly number[],
+): EntryChange[][] {
+  const boards = new Map<number, Map<number, EntryChange[]>>();
+  // The default sort compares code units, as compareText does.
+  for (const addressKey of [...byAddress.keys()].sort()) {
+    for (const event of byAddress.get(addressKey)!) {
+      let ofSpace = boards.get(event.spaceId);
+      if (!ofSpace) boards.set(event.spaceId, (ofSpace = new Map<number, EntryChange[]>()));
+      for (const sprintId of boardsOf(event)) {
+        let board = ofSpace.get(sprintId);
+        if (!board) ofSpace.set(sprintId, (board = []));
+        // Addresses come one after another: this address's change, if any, is the board's last.
+        let change = board[board.length - 1];
+        if (change?.addressKey !== addressKey) {
+          change = {
+            spaceId: event.spaceId,
+            sprintId,
+            addressKey,
+            delta: 0,
+            highest: 0,
+            lowest: 0,
+            reachedAt: event.occurredAt,
+          };
+          board.push(change);
+        }
+        change.delta += event.points;
+        if (change.delta > change.highest) change.highest = change.delta;
+        if (change.delta < change.lowest) change.lowest = change.delta;
+        if (event.occurredAt > change.reachedAt) change.reachedAt = event.occurredAt;
+      }
+    }
+  }
+  return [...boards.entries()]
+    .sort(([a], [b]) => a - b)
+    .flatMap(([, ofSpace]) => [...ofSpace.entries()].sort(([a], [b]) => a - b))
+    .map(([, board]) => board);
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * board_entries through its primary key: left to themselves, both databases read a long IN list of
+ * addresses through the rank index, which scans the whole board once per statement.
+ */
+function byPrimaryKey(dialect: Dialect): string {
+  return dialect === 'sqlite'
+    ? 'board_entries INDEXED BY sqlite_autoindex_board_entries_1' // the primary key, rowid or not
+    : 'board_entries FORCE INDEX (PRIMARY)';
+}
+
+function sameContent(a: LedgerEvent, b: LedgerEvent): boolean {
+  return (
+    a.spaceId === b.spaceId &&
+    a.addressKey === b.addressKey &&
+    a.points === b.points &&
+    a.occurredAt === b.occurredAt
+  );
+}

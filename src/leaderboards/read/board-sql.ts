@@ -1,0 +1,107 @@
+import type { Dialect } from '../../storage/dialect/sql-dialect';
+import type { BoardRef, RankKey } from '../ranking/ranking';
+
+/*
+ * The SQL of the leaderboard read path, over the index
+ * ix_board_entries_rank (space_id, sprint_id, points DESC, reached_at, address_key).
+ * Kept apart from the reader so that a spec can EXPLAIN exactly what the service runs.
+ *
+ * Every rank-order read names the index: left to itself, MariaDB counts "points > ?" through the
+ * primary key (the whole board) when the range looks large, and a page would then cost the board.
+ */
+
+export interface BoardSql {
+  offsetPage: string;
+  findEntry: string;
+  countEntries: string;
+  countAhead: string;
+  pageAfter: string;
+  pageBefore: string;
+  wholeBoard: string;
+}
+
+function rankIndexed(dialect: Dialect): string {
+  return dialect === 'sqlite'
+    ? 'board_entries INDEXED BY ix_board_entries_rank'
+    : 'board_entries FORCE INDEX (ix_board_entries_rank)';
+}
+
+const COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
+const ON_BOARD = 'space_id = ? AND sprint_id = ? AND points > 0';
+const FORWARD = 'points DESC, reached_at ASC, address_key ASC';
+const BACKWARD = 'points ASC, reached_at DESC, address_key DESC';
+/** The same orders over the union's output columns. */
+const FORWARD_OUT = 'points DESC, reachedAt ASC, addressKey ASC';
+const BACKWARD_OUT = 'points ASC, reachedAt DESC, addressKey DESC';
+
+/** The statements for one dialect; params are documented on each builder below. */
+export function boardSql(dialect: Dialect): BoardSql {
+  const ranked = rankIndexed(dialect);
+  return {
+    // Params: spaceId, sprintId, limit, offset.
+    offsetPage: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD} LIMIT ? OFFSET ?`,
+    // Params: spaceId, sprintId, addressKey (a primary key lookup).
+    findEntry: `SELECT ${COLUMNS} FROM board_entries WHERE ${ON_BOARD} AND address_key = ?`,
+    // Params: spaceId, sprintId.
+    countEntries:
+      'SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ?',
+    // Entries strictly ahead of a key, as three index range counts. Params: countAheadParams.
+    countAhead: `SELECT
+        (SELECT COUNT(*) FROM ${ranked} WHERE space_id = ? AND sprint_id = ? AND points > ?)
+      + (SELECT COUNT(*) FROM ${ranked} WHERE space_id = ? AND sprint_id = ? AND points = ? AND reached_at < ?)
+      + (SELECT COUNT(*) FROM ${ranked} WHERE space_id = ? AND sprint_id = ? AND points = ? AND reached_at = ?
+           AND address_key < ?) AS ahead`,
+    // Params: keysetPageParams.
+    pageAfter: keysetPageSql(ranked, 'after'),
+    pageBefore: keysetPageSql(ranked, 'before'),
+    // Every entry in rank order, for loading a rank index. Params: spaceId, sprintId.
+    wholeBoard: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD}`,
+  };
+}
+
+export function countAheadParams(board: BoardRef, key: RankKey): unknown[] {
+  const b = [board.spaceId, board.sprintId];
+  return [
+    ...b,
+    key.points,
+    ...b,
+    key.points,
+    key.reachedAt,
+    ...b,
+    key.points,
+    key.reachedAt,
+    key.addressKey,
+  ];
+}
+
+/**
+ * The entries after (or before) a key: the keyset predicate as a UNION ALL of three range scans,
+ * each an index range that stops after `limit` rows. SQLite turns the equivalent OR into a scan.
+ */
+function keysetPageSql(table: string, direction: 'after' | 'before'): string {
+  const forward = direction === 'after';
+  const [lt, gt] = forward ? ['<', '>'] : ['>', '<'];
+  const order = forward ? FORWARD : BACKWARD;
+  const reachedOrder = forward
+    ? 'reached_at ASC, address_key ASC'
+    : 'reached_at DESC, address_key DESC';
+  const addressOrder = forward ? 'address_key ASC' : 'address_key DESC';
+  const branch = (predicate: string, branchOrder: string, alias: string) =>
+    `SELECT * FROM (SELECT ${COLUMNS} FROM ${table} WHERE ${ON_BOARD} AND ${predicate}
+       ORDER BY ${branchOrder} LIMIT ?) AS ${alias}`;
+  return `SELECT * FROM (
+      ${branch(`points ${lt} ?`, order, 'lower_points')}
+      UNION ALL ${branch(`points = ? AND reached_at ${gt} ?`, reachedOrder, 'later_reached')}
+      UNION ALL ${branch(`points = ? AND reached_at = ? AND address_key ${gt} ?`, addressOrder, 'next_address')}
+    ) AS page ORDER BY ${forward ? FORWARD_OUT : BACKWARD_OUT} LIMIT ?`;
+}
+
+export function keysetPageParams(board: BoardRef, key: RankKey, limit: number): unknown[] {
+  const b = [board.spaceId, board.sprintId];
+  return [
+    ...[...b, key.points, limit],
+    ...[...b, key.points, key.reachedAt, limit],
+    ...[...b, key.points, key.reachedAt, key.addressKey, limit],
+    limit,
+  ];
+}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { dialectOf, num } from '../../storage/dialect/sql-dialect';
+import { BoardBacklogService } from '../sqlite-backlog/board-backlog.service';
+import { BoardPage, BoardReader, RankedEntry } from './board-reader';
+import type { PageRequest } from '../paging/page-request';
+import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
+import type { BoardRef, RankKey } from '../ranking/ranking';
+
+interface EntryRow {
+  addressKey: string;
+  points: number | string;
+  reachedAt: number | string;
+}
+
+/**
+ * Keyset paging in SQL over the index (space_id, sprint_id, points DESC, reached_at, address_key).
+ * The "after key" predicate is written as a UNION ALL of three range scans, each an index range
+ * that stops after `limit` rows: SQLite turns the equivalent OR into a scan, at any depth.
+ *
+ * Ranks are counted: rank = entries strictly ahead + 1, so a page far down the board costs a
+ * count over the entries ahead of it (O(depth)). That is the known cost this seam exists to
+ * remove. totalCount comes from the `boards` counter kept by the ledger, not from COUNT(*).
+ *
+ * On SQLite, a board's changes the writer has not folded into board_entries yet are folded before
+ * its rows are read (BoardBacklogService.settle): a point read when there are none.
+ */
+@Injectable()
+export class SqlBoardReader extends BoardReader {
+  private readonly sql: BoardSql;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly backlog: BoardBacklogService,
+  ) {
+    super();
+    this.sql = boardSql(dialectOf(dataSource));
+  }
+
+  async readPage(board: BoardRef, request: PageRequest): Promise<BoardPage> {
+    await this.backlog.settle(board);
+    const size = request.size;
+    const totalCount = await this.countEntries(board);
+    switch (request.kind) {
+      case 'first':
+      case 'offset': {
+        const skip = request.kind === 'offset' ? request.skip : 0;
+        const rows = await this.rows(this.sql.offsetPage, [
+          board.spaceId,
+          board.sprintId,
+          size + 1,
+          skip,
+        ]);
+        return this.forwardPage(rows, size, skip + 1, totalCount, skip > 0 && totalCount > 0);
+      }
+      case 'after': {
+        const rows = await this.rows(
+          this.sql.pageAfter,
+          keysetPageParams(board, request.key, size + 1),
+        );
+        const firstRank =
+          rows.length > 0 ? (await this.countAhead(board, rows[0])) + 1 : totalCount + 1;
+        return this.forwardPage(rows, size, firstRank, totalCount, totalCount > 0);
+      }
+      case 'before': {
+        const rows = await this.rows(
+          this.sql.pageBefore,
+          keysetPageParams(board, request.key, size + 1),
+        );
+        const hasPreviousPage = rows.length > size;
+        const entries = rows.slice(0, size).reverse();
+        const firstRank = entries.length > 0 ? (await this.countAhead(board, entries[0])) + 1 : 1;
+        const ranked = entries.map((entry, i) => ({ ...entry, rank: firstRank + i }));
+        const lastRank = ranked.length > 0 ? ranked[ranked.length - 1].rank : 0;
+        return {
+          entries: ranked,
+          totalCount,
+          hasPreviousPage,
+          hasNextPage: ranked.length > 0 && lastRank < totalCount,
+        };
+      }
+    }
+  }
+
+  async findEntry(board: BoardRef, addressKey: string): Promise<RankedEntry | null> {
+    await this.backlog.settle(board);
+    const [row] = await this.rows(this.sql.findEntry, [board.spaceId, board.sprintId, addressKey]);
+    if (!row) return null;
+    return { ...row, rank: (await this.countAhead(board, row)) + 1 };
+  }
+
+  async countEntries(board: BoardRef): Promise<number> {
+    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
+      this.sql.countEntries,
+      [board.spaceId, board.sprintId],
+    );
+    return row ? num(row.entryCount) : 0;
+  }
+
+  /** Entries strictly ahead of `key` in rank order. */
+  private async countAhead(board: BoardRef, key: RankKey): Promise<number> {
+    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
+      this.sql.countAhead,
+      countAheadParams(board, key),
+    );
+    return num(row.ahead);
+  }
+
+  private forwardPage(
+    rows: RankKey[],
+    size: number,
+    firstRank: number,
+    totalCount: number,
+    hasPreviousPage: boolean,
+  ): BoardPage {
+    const entries = rows.slice(0, size).map((row, i) => ({ ...row, rank: firstRank + i }));
+    return {
+      entries,
+      totalCount,
+      hasNextPage: rows.length > size,
+      hasPreviousPage: entries.length > 0 ? firstRank > 1 : hasPreviousPage,
+    };
+  }
+
+  private async rows(sql: string, parameters: unknown[]): Promise<RankKey[]> {
+    const raw: EntryRow[] = await this.dataSource.query(sql, parameters);
+    return raw.map((row) => ({
+      addressKey: row.addressKey,
+      points: num(row.points),
+      reachedAt: num(row.reachedAt),
+    }));
+  }
+}

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AccessTokenEntity } from '../../src/auth/access-token.entity';
+import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { displayPrefixOf, generateToken, hashToken } from '../../src/auth/token-format';
+import { parseDatabaseUrl } from '../../src/storage/connection/database-url';
+import { resolveHostDataSourceOptions } from '../../src/host/config/host-data-source';
+import { Dashboard1763800000000 } from '../../src/host/dashboard/migrations/1763800000000-dashboard';
+import { InitialSchema1763700000000 } from '../../src/storage/migrations/1763700000000-initial-schema';
+import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
+
+describe.each(DB_KINDS)('migrations on %s', (kind) => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+    dataSource = await new DataSource(
+      await resolveHostDataSourceOptions(parseDatabaseUrl(db.url)),
+    ).initialize();
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  it('build the schema the entities describe, with nothing left for TypeORM to change', async () => {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    expect(applied.map((m) => m.name)).toEqual([
+      'InitialSchema1763700000000',
+      'Dashboard1763800000000',
+      'TokenScopes1763900000000',
+      'BoardChanges1764000000000',
+      'SqliteClusteredLedger1764100000000',
+      'SqliteLedgerDayIndex1764200000000',
+      'BoardBacklog1764300000000',
+    ]);
+    const pending = await dataSource.driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+  });
+
+  it('create the descending rank index the keyset queries rely on', async () => {
+    const sql =
+      kind === 'sqlite'
+        ? "SELECT sql AS definition FROM sqlite_master WHERE name = 'ix_board_entries_rank'"
+        : "SELECT GROUP_CONCAT(CONCAT(column_name, ' ', collation) ORDER BY seq_in_index) AS definition FROM information_schema.statistics WHERE table_schema = DATABASE() AND index_name = 'ix_board_entries_rank'";
+    const [row] = await dataSource.query(sql);
+    expect(String(row.definition)).toMatch(
+      kind === 'sqlite'
+        ? /points DESC, reached_at, address_key/
+        : /points D,reached_at A,address_key A/,
+    );
+  });
+
+  it("index the ledger's time by day on SQLite, by exact time elsewhere", async () => {
+    const sql =
+      kind === 'sqlite'
+        ? "SELECT name, sql AS definition FROM sqlite_master WHERE type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL"
+        : "SELECT index_name AS name, GROUP_CONCAT(column_name ORDER BY seq_in_index) AS definition FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'points_events' AND index_name <> 'PRIMARY' GROUP BY index_name";
+    const rows: Array<{ name: string; definition: string }> = await dataSource.query(sql);
+    expect(rows.map((row) => [row.name, String(row.definition).replace(/\s+/g, ' ')])).toEqual(
+      kind === 'sqlite'
+        ? [
+            [
+              'ix_points_events_space_day',
+              'CREATE INDEX ix_points_events_space_day ON points_events (space_id, occurred_at / 86400000)',
+            ],
+          ]
+        : [['ix_points_events_space_time', 'space_id,occurred_at']],
+    );
+  });
+
+  it('revert cleanly and apply again', async () => {
+    const tableNames = async (names: string[]) => {
+      const rows: Array<{ name: string }> = await dataSource.query(
+        kind === 'sqlite'
+          ? `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => '?').join(', ')})`
+          : `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (${names.map(() => '?').join(', ')})`,
+        names,
+      );
+      return rows.map((row) => row.name);
+    };
+    // Rows written under the last migration survive its revert and its re-application.
+    await dataSource.query('INSERT INTO spaces (id, name) VALUES (7, ?)', ['Kept']);
+    await dataSource.query(
+      `INSERT INTO points_events (event_key, space_id, address_key, points, occurred_at)
+       VALUES ('k2', 7, '0xb', 5, 2), ('k1', 7, '0xa', 3, 1)`,
+    );
+    await dataSource.query(
+      `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
+       VALUES (7, 0, '0xb', 5, 2), (7, 0, '0xa', 3, 1)`,
+    );
+    const rows = async () => [
+      await dataSource.query('SELECT * FROM points_events ORDER BY event_key'),
+      await dataSource.query('SELECT * FROM board_entries ORDER BY address_key'),
+    ];
+    const written = await rows();
+    // SQLite's catalogue: names of the schema objects that match, sorted.
+    const sqliteNames = async (where: string): Promise<string[]> =>
+      kind === 'sqlite'
+        ? (
+            await dataSource.query(`SELECT name FROM sqlite_master WHERE ${where} ORDER BY name`)
+          ).map((row: { name: string }) => row.name)
+        : [];
+    const ledgerIndexes = () =>
+      sqliteNames("type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL");
+    const withoutRowid = () => sqliteNames("type = 'table' AND sql LIKE '%WITHOUT ROWID%'");
+    const boardColumns = async () =>
+      (
+        await dataSource.query(
+          kind === 'sqlite'
+            ? "SELECT name FROM pragma_table_info('boards') ORDER BY cid"
+            : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'boards' ORDER BY ordinal_position",
+        )
+      ).map((row: { name: string }) => row.name);
+    await dataSource.query(
+      'INSERT INTO boards (space_id, sprint_id, entry_count, unfolded_since) VALUES (7, 0, 2, 41)',
+    );
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await boardColumns()).toEqual(['space_id', 'sprint_id', 'entry_count']);
+    expect(await dataSource.query('SELECT entry_count AS n FROM boards')).toEqual([{ n: 2 }]);
+    expect(await rows()).toEqual(written);
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_time'] : []);
+    expect(await rows()).toEqual(written);
+    expect(await withoutRowid()).toEqual(
+      kind === 'sqlite' ? ['board_entries', 'points_events'] : [],
+    );
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await withoutRowid()).toEqual([]);
+    expect(await rows()).toEqual(written);
+    await dataSource.runMigrations({ transaction: 'each' });
+    expect(await rows()).toEqual(written);
+    expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_day'] : []);
+    expect(await boardColumns()).toEqual([
+      'space_id',
+      'sprint_id',
+      'entry_count',
+      'unfolded_since',
+    ]);
+    for (let i = 0; i < 4; i++) await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await tableNames(['board_changes', 'board_entries'])).toEqual(['board_entries']);
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    const columns: Array<{ name: string }> = await dataSource.query(
+      kind === 'sqlite'
+        ? "SELECT name FROM pragma_table_info('access_tokens')"
+        : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'access_tokens'",
+    );
+    expect(columns.map((c) => c.name)).toContain('token_hash');
+    expect(columns.map((c) => c.name)).not.toContain('scopes');
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await tableNames(['spaces', 'board_entries', 'admins', 'admin_sessions'])).toEqual([]);
+    expect(await dataSource.runMigrations()).toHaveLength(7);
+  });
+});
+
+describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(() => db?.drop());
+
+  it('gives every token created before it the query scope, and only that', async () => {
+    const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+    const before = await new DataSource({
+      ...options,
+      entities: [],
+      migrations: [InitialSchema1763700000000, Dashboard1763800000000],
+    }).initialize();
+    const token = generateToken();
+    const id = randomUUID();
+    try {
+      await before.runMigrations({ transaction: 'each' });
+      // The row exactly as the old schema's code wrote it.
+      await before.query(
+        'INSERT INTO access_tokens (id, name, prefix, token_hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)',
+        [id, 'old', displayPrefixOf(token), hashToken(token), Date.now()],
+      );
+    } finally {
+      await before.destroy();
+    }
+
+    const after = await new DataSource(options).initialize();
+    try {
+      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
+        'TokenScopes1763900000000',
+        'BoardChanges1764000000000',
+        'SqliteClusteredLedger1764100000000',
+        'SqliteLedgerDayIndex1764200000000',
+        'BoardBacklog1764300000000',
+      ]);
+      const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
+      expect(row.scopes).toBe('query');
+
+      const tokens = new AccessTokensService(after.getRepository(AccessTokenEntity));
+      const request = { headers: { 'access-token': token } };
+      expect(await tokens.authorizeRequest(request, 'query')).toEqual({
+        id,
+        name: 'old',
+        scopes: ['query'],
+      });
+      await expect(tokens.authorizeRequest(request, 'ingest')).rejects.toMatchObject({
+        code: 'INSUFFICIENT_SCOPE',
+        message: "Access token lacks the 'ingest' scope",
+      });
+      expect((await tokens.list()).find((t) => t.id === id)?.scopes).toEqual(['query']);
+      await tokens.onApplicationShutdown();
+    } finally {
+      await after.destroy();
+    }
+  });
+});

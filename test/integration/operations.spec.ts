@@ -1,0 +1,283 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { createConnection } from 'mysql2/promise';
+import type { DataSource } from 'typeorm';
+import { DatabaseHealth } from '../../src/host/health/database-health.service';
+import { runCli } from '../utils/cli';
+import { mariadbAlive, startMariadb, stopMariadb } from '../utils/mariadb-server';
+import { createTestDatabase, DB_KINDS } from '../utils/test-databases';
+import { startTestApp, TestApp } from '../utils/test-app';
+
+const PAGE =
+  '{ space(id: 1) { loyaltyPointsRanks(first: 5) { totalCount list { rank points } } } }';
+const SEED = [
+  { type: 'space', id: 1, name: 'Ops' },
+  ...Array.from({ length: 20 }, (_, i) => ({
+    type: 'points',
+    key: `o${i}`,
+    spaceId: 1,
+    address: `0x${i}`,
+    points: 10 + i,
+    occurredAt: '2026-01-01T00:00:00Z',
+  })),
+];
+
+/** A connection of our own to the test database, to hold locks as a slow database would. */
+async function lockHolder(url: string) {
+  const target = new URL(url);
+  return createConnection({
+    host: target.hostname,
+    port: Number(target.port || 3306),
+    user: target.username || 'root',
+    database: target.pathname.slice(1),
+  });
+}
+
+describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t?.close());
+
+  it('answers liveness and readiness without a token', async () => {
+    const live = await fetch(t.url.replace('/query', '/health/live'));
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'ok' });
+    const ready = await fetch(t.url.replace('/query', '/health/ready'));
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'up', shuttingDown: false, rateLimitStore: 'local' },
+    });
+  });
+
+  // SQLite answers inside the process, before an overdue timer runs: only a server can be late.
+  if (kind === 'mariadb') {
+    it('does not call the database down when this process, not the database, stalls', async () => {
+      const health = t.app.get(DatabaseHealth);
+      expect(await health.probe()).toBe(true);
+      for (let round = 0; round < 3; round++) {
+        const probing = health.probe();
+        // Busy for longer than the probe's 1 s timeout, as in a long GC pause: the database's
+        // answer arrives meanwhile, and is read only after the probe's timer is overdue.
+        const until = Date.now() + 1_300;
+        while (Date.now() < until);
+        expect(await probing).toBe(true);
+        expect(health.isUp()).toBe(true);
+      }
+      expect((await fetch(t.url.replace('/query', '/health/ready'))).status).toBe(200);
+    });
+  }
+});
+
+// The faults below need a server database: SQLite runs inside the process, cannot be stopped
+// apart from it, and its queries cannot be held up by another connection's lock.
+describe('a slow database (MariaDB)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('mariadb', { REQUEST_TIMEOUT_MS: '1000' });
+    await t.load(SEED);
+  });
+  afterAll(() => t?.close());
+
+  it('cuts a request off at the deadline with a clear error, and gets its connection back', async () => {
+    const holder = await lockHolder(t.db.url);
+    try {
+      await holder.query('LOCK TABLES board_entries WRITE');
+      const started = Date.now();
+      const response = await t.gql(PAGE);
+      const elapsed = Date.now() - started;
+      expect(response.status).toBe(503);
+      expect(response.body.errors[0]).toMatchObject({
+        message: 'Request timed out after 1000 ms',
+        extensions: { code: 'REQUEST_TIMEOUT', category: 'UNAVAILABLE', http_status: 503 },
+      });
+      expect(elapsed).toBeGreaterThanOrEqual(900);
+      expect(elapsed).toBeLessThan(5_000);
+      // The database gave up the statement too: nothing of ours still waits on the lock.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const [waiting] = await holder.query(
+        "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND state LIKE '%lock%'",
+      );
+      expect(Number((waiting as Array<{ n: number }>)[0].n)).toBe(0);
+    } finally {
+      await holder.query('UNLOCK TABLES');
+      await holder.end();
+    }
+    // More requests than the pool has connections: none was lost to the cut-off one.
+    const after = await Promise.all(Array.from({ length: 15 }, () => t.gql(PAGE)));
+    expect(after.map((r) => r.status)).toEqual(Array(15).fill(200));
+  });
+});
+
+describe('shutting down (SIGTERM)', () => {
+  it('stops taking work, finishes the request in flight, closes the pool and exits', async () => {
+    const db = await createTestDatabase('mariadb');
+    const env = {
+      ...process.env,
+      DATABASE_URL: db.url,
+      PORT: '0',
+      RATE_LIMIT_TOKEN: 'off',
+      RATE_LIMIT_ADDRESS: 'off',
+    };
+    const child = spawn(
+      process.execPath,
+      [join(__dirname, '..', '..', 'dist', 'src', 'host', 'main.js')],
+      {
+        env,
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const holder = await lockHolder(db.url);
+    try {
+      const until = Date.now() + 30_000;
+      while (!/Serving POST http:\/\/localhost:(\d+)/.test(output) && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const port = /Serving POST http:\/\/localhost:(\d+)/.exec(output)?.[1];
+      expect(port).toBeDefined();
+      const url = `http://127.0.0.1:${port}/query`;
+      const token = (
+        await runCli(['token', 'create', '--name', 'ops'], { DATABASE_URL: db.url })
+      ).stdout.trim();
+      await runCli(['demo', '--entries', '50'], { DATABASE_URL: db.url });
+
+      await holder.query('LOCK TABLES board_entries WRITE');
+      const inFlight = fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'access-token': token },
+        body: JSON.stringify({ query: PAGE }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // No new work: the listener is closed.
+      await expect(fetch(url.replace('/query', '/health/live'))).rejects.toThrow();
+      await holder.query('UNLOCK TABLES');
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as any;
+      expect(body.data.space.loyaltyPointsRanks.list).toHaveLength(5);
+      const { code, signal } = await exited;
+      expect(code === 0 || signal === 'SIGTERM').toBe(true);
+      expect(output).toContain('SIGTERM: finishing requests in flight, then closing');
+      // The pool is closed: the server holds no connection to the database any more.
+      const [connections] = await holder.query(
+        'SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID()',
+      );
+      expect(Number((connections as Array<{ n: number }>)[0].n)).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      await holder.end();
+      await db.drop();
+    }
+  });
+});
+
+describe('the database going away under load (MariaDB stopped and started)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('mariadb', { REQUEST_TIMEOUT_MS: '3000' });
+    await t.load(SEED);
+  });
+  afterAll(async () => {
+    await startMariadb(); // whatever happened, leave the machine's database running
+    await t?.close();
+  });
+
+  it('answers every request (503 while down, fast) and recovers by itself', async () => {
+    type Answer = { phase: string; status: number; code?: string; ms: number; ok?: boolean };
+    const answers: Answer[] = [];
+    let phase = 'before';
+    let running = true;
+    const worker = async () => {
+      // Bounded: at most ~50 requests a second per worker, and only while the phases last.
+      while (running) {
+        const started = Date.now();
+        const response = await t.gql(PAGE);
+        answers.push({
+          phase,
+          status: response.status,
+          code: response.body.errors?.[0]?.extensions?.code,
+          ms: Date.now() - started,
+          ok: response.body.data?.space?.loyaltyPointsRanks?.totalCount === 20,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const workers = Array.from({ length: 4 }, () => worker());
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    phase = 'down';
+    await stopMariadb();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    phase = 'restarting';
+    await startMariadb();
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      const ready = await fetch(t.url.replace('/query', '/health/ready'));
+      if (ready.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    phase = 'after';
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    running = false;
+    await Promise.all(workers);
+
+    expect(await mariadbAlive()).toBe(true);
+    expect(answers.filter((a) => a.phase === 'before').every((a) => a.status === 200 && a.ok)).toBe(
+      true,
+    );
+    const down = answers.filter((a) => a.phase === 'down');
+    expect(down.length).toBeGreaterThan(10);
+    for (const answer of answers.filter((a) => a.status !== 200)) {
+      expect(answer.status).toBe(503);
+      expect(['SERVICE_UNAVAILABLE', 'REQUEST_TIMEOUT']).toContain(answer.code);
+    }
+    // Failing fast: once the outage is known, a request is refused without waiting.
+    const refused = down
+      .filter((a) => a.status === 503)
+      .map((a) => a.ms)
+      .sort((a, b) => a - b);
+    expect(refused.length).toBeGreaterThan(5);
+    expect(refused[Math.floor(refused.length / 2)]).toBeLessThan(100);
+    const after = answers.filter((a) => a.phase === 'after');
+    expect(after.length).toBeGreaterThan(10);
+    expect(after.every((a) => a.status === 200 && a.ok)).toBe(true);
+  });
+});
+
+describe('every pooled connection busy (MariaDB)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('mariadb');
+    await t.load(SEED);
+  });
+  afterAll(() => t?.close());
+
+  it('stays ready: the probe does not queue behind slow requests for a pooled connection', async () => {
+    const source = t.app.get<DataSource>(getDataSourceToken());
+    // More slow statements than the pool has connections (10): the pool is full for 3 s, past a
+    // whole probe and its 1 s timeout.
+    const slow = Array.from({ length: 12 }, () => source.query('SELECT SLEEP(3)'));
+    const statuses: number[] = [];
+    const until = Date.now() + 2_800;
+    while (Date.now() < until) {
+      statuses.push((await fetch(t.url.replace('/query', '/health/ready'))).status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await Promise.all(slow);
+    expect(statuses.length).toBeGreaterThan(10);
+    expect([...new Set(statuses)]).toEqual([200]);
+    expect(t.app.get(DatabaseHealth).isUp()).toBe(true);
+    // And a page is served again once the pool frees up.
+    const page = await t.gql(PAGE);
+    expect(page.body.data.space.loyaltyPointsRanks.totalCount).toBe(20);
+  });
+});
