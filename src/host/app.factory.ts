@@ -14,6 +14,7 @@ import { gateTokenOf, installQueryGate } from './http/query-gate';
 import { installResponseCache } from './http/response-cache';
 import { BoardChangeFeed } from '../leaderboards/changes/board-change-feed';
 import { trackIngestRequests } from './http/ingest-in-flight';
+import { IngestLoad } from './http/ingest-load';
 import { INGEST_PATH } from '../ingest/ingest.controller';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
@@ -106,7 +107,9 @@ export async function createApp(
     rateLimits: { token: config.ingest.rateLimits, address: config.rateLimits.address },
     graphqlIde: false,
   });
-  trackIngestRequests(fastify, INGEST_PATH, app.get(TransactionRunner));
+  const ingestLoad = app.get(IngestLoad);
+  app.get(TransactionRunner).useLoadHint(ingestLoad);
+  trackIngestRequests(fastify, INGEST_PATH, ingestLoad);
   if (config.responseCacheMs > 0) {
     const feed = app.get(BoardChangeFeed);
     installResponseCache(fastify, {

@@ -17,6 +17,7 @@ import type { AppConfig } from './config/app-config';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
 import { LoyaltyModule } from '../loyalty.module';
+import { IngestLoad } from './http/ingest-load';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { resolveHostDataSourceOptions } from './config/host-data-source';
 
@@ -44,6 +45,7 @@ export class AppModule {
     });
     return {
       module: AppModule,
+      providers: [IngestLoad],
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: async () => ({

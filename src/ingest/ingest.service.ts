@@ -80,14 +80,14 @@ export class IngestService {
    * Records of one address stay in one part, in their order. A key sent twice with different
    * addresses may land in two parts: one is accepted and the other refused as a conflict, as in
    * one transaction, but which one is then not decided by their order. Anything but points
-   * records, and SQLite (which has one writer), take the single transaction of applyRecords.
+   * records, and a single writer (SQLite), take the single transaction of applyRecords.
    * When some parts fail and others commit, BatchPartlyApplied says what the committed ones did.
    */
   async applyRecordsInParts(
     records: readonly IngestRecord[],
     ways: number,
   ): Promise<RecordOutcome[]> {
-    if (ways < 2 || !this.transactions.concurrentWriters) return this.applyRecords(records);
+    if (ways < 2 || this.transactions.singleWriter) return this.applyRecords(records);
     const points = records.filter((record): record is PointsRecord => record.type === 'points');
     if (points.length < records.length) return this.applyRecords(records);
     const parts = splitByAddressRange(points, ways).filter((part) => part.records.length > 0);

@@ -6,7 +6,8 @@ import { EntityManager, Repository } from 'typeorm';
 import type { ProfileRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted } from '../records/record-outcome';
 import { addressKeyOf } from '../common/address-key';
-import { chunk, dialectOf, insertIgnoreSql } from '../storage/dialect/sql-dialect';
+import { chunk, SqlDialect } from '../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
 import { afterCommit } from '../storage/transactions/transaction-runner';
 import { throwIfPastDeadline } from '../common/deadline/deadline';
 import { Address } from './address.model';
@@ -39,6 +40,7 @@ export class ProfilesService {
 
   constructor(
     @InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>,
+    @InjectSqlDialect() private readonly dialect: SqlDialect,
   ) {}
 
   /**
@@ -147,14 +149,13 @@ export class ProfilesService {
       if (!byKey.has(key) && !this.stored.has(key)) byKey.set(key, address);
     }
     if (byKey.size === 0) return;
-    const dialect = dialectOf(manager);
     // In key order: concurrent writers then lock rows in the same order (no deadlock).
     for (const part of chunk(
       [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
       500,
     )) {
       await manager.query(
-        insertIgnoreSql(dialect, 'profiles', ['address_key', 'address'], part.length),
+        this.dialect.insertIgnore('profiles', ['address_key', 'address'], part.length),
         part.flat(),
       );
     }

@@ -8,7 +8,8 @@ import type { ParticipationRecord, QuestRecord } from '../records/ingest-record'
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { dialectOf, execute, insertIgnoreSql } from '../storage/dialect/sql-dialect';
+import { execute, SqlDialect } from '../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
 import { QuestEntity } from './quest.entity';
 
 @Injectable()
@@ -17,6 +18,7 @@ export class QuestsService {
     @InjectRepository(QuestEntity) private readonly quests: Repository<QuestEntity>,
     private readonly spaces: SpacesService,
     private readonly profiles: ProfilesService,
+    @InjectSqlDialect() private readonly dialect: SqlDialect,
   ) {}
 
   /** Any quest, Deleted ones included; an unknown id is `Quest not found`. */
@@ -79,7 +81,7 @@ export class QuestsService {
     const addressKey = addressKeyOf(record.address);
     const inserted = await execute(
       manager,
-      insertIgnoreSql(dialectOf(manager), 'quest_participants', ['quest_id', 'address_key'], 1),
+      this.dialect.insertIgnore('quest_participants', ['quest_id', 'address_key'], 1),
       [record.questId, addressKey],
     );
     if (inserted > 0) {

@@ -5,7 +5,8 @@ import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type { SpaceRecord, SprintRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
-import { dialectOf, num } from '../storage/dialect/sql-dialect';
+import { num, SqlDialect } from '../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
 import { SpaceEntity } from './space.entity';
 import { SprintEntity } from './sprint.entity';
 
@@ -21,6 +22,7 @@ export class SpacesService {
   constructor(
     @InjectRepository(SpaceEntity) private readonly spaces: Repository<SpaceEntity>,
     @InjectRepository(SprintEntity) private readonly sprints: Repository<SprintEntity>,
+    @InjectSqlDialect() private readonly dialect: SqlDialect,
   ) {}
 
   listSpaces(): Promise<SpaceEntity[]> {
@@ -60,9 +62,8 @@ export class SpacesService {
   }
 
   /**
-   * The ids that exist among `ids`, read with a lock on MySQL: 'shared' for writers of points
-   * (many at once), 'exclusive' for a sprint change, which must see and be seen by all of them.
-   * SQLite needs none: its writers are serialized.
+   * The ids that exist among `ids`, read with a lock where writers lock rows: 'shared' for writers
+   * of points (many at once), 'exclusive' for a sprint change, which must see and be seen by all.
    */
   async lockSpaces(
     manager: EntityManager,
@@ -71,11 +72,7 @@ export class SpacesService {
   ): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
     const suffix =
-      dialectOf(manager) === 'sqlite' || lock === 'none'
-        ? ''
-        : lock === 'shared'
-          ? ' LOCK IN SHARE MODE'
-          : ' FOR UPDATE';
+      lock === 'none' ? '' : this.dialect.lockRows(lock === 'shared' ? 'share' : 'update');
     const rows: Array<{ id: unknown }> = await manager.query(
       `SELECT id FROM spaces WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id${suffix}`,
       [...ids],
@@ -83,7 +80,7 @@ export class SpacesService {
     return new Set(rows.map((row) => num(row.id)));
   }
 
-  /** The sprints of these spaces, as last committed (a locking read on MySQL). */
+  /** The sprints of these spaces, as last committed (a locking read where writers lock rows). */
   async sprintsOfSpaces(
     manager: EntityManager,
     spaceIds: readonly number[],
@@ -91,7 +88,7 @@ export class SpacesService {
     if (spaceIds.length === 0) return [];
     const rows: Array<Record<string, unknown>> = await manager.query(
       `SELECT id, space_id AS spaceId, name, start_time AS startTime, end_time AS endTime FROM sprints
-       WHERE space_id IN (${spaceIds.map(() => '?').join(', ')})${dialectOf(manager) === 'mysql' ? ' LOCK IN SHARE MODE' : ''}`,
+       WHERE space_id IN (${spaceIds.map(() => '?').join(', ')})${this.dialect.lockRows('share')}`,
       [...spaceIds],
     );
     return rows.map((row) =>
@@ -133,13 +130,12 @@ export class SpacesService {
     if ((await this.lockSpaces(manager, [spaceId], 'exclusive')).size === 0) {
       return { outcome: refused('spaceId', `unknown space ${spaceId}`) };
     }
-    const existing =
-      dialectOf(manager) === 'mysql'
-        ? await repository.findOne({
-            where: { id: record.id },
-            lock: { mode: 'pessimistic_write' },
-          })
-        : known;
+    const existing = this.dialect.rowLocks
+      ? await repository.findOne({
+          where: { id: record.id },
+          lock: { mode: 'pessimistic_write' },
+        })
+      : known;
     if (!existing) {
       for (const field of ['name', 'startTime', 'endTime'] as const) {
         if (record[field] === undefined)

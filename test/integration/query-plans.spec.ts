@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { dialectOf } from '../../src/storage/dialect/sql-dialect';
 import {
   BoardSql,
   boardSql,
@@ -24,13 +25,14 @@ const KEY = {
 describe.each(DB_KINDS)('leaderboard query plans on %s', (kind) => {
   let db: TestDatabase;
   let dataSource: DataSource;
-  const sql: BoardSql = boardSql(kind === 'sqlite' ? 'sqlite' : 'mysql');
+  let sql: BoardSql;
 
   beforeAll(async () => {
     db = await createTestDatabase(kind);
     dataSource = await new DataSource(
       await resolveHostDataSourceOptions(parseDatabaseUrl(db.url), { migrationsRun: true }),
     ).initialize();
+    sql = boardSql(dialectOf(dataSource));
     for (const sprintId of [0, 7]) {
       for (let start = 0; start < 20_000; start += 500) {
         const rows = Array.from({ length: 500 }, (_, i) => start + i);

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { parseRecord, PointsRecord } from '../../src/records/ingest-record';
-import { BoardBacklogService } from '../../src/leaderboards/sqlite-backlog/board-backlog.service';
+import { BoardTotalsStore } from '../../src/leaderboards/ledger/board-totals.store';
 import { BoardReader } from '../../src/leaderboards/read/board-reader';
 import { PointsLedgerService } from '../../src/leaderboards/ledger/points-ledger.service';
 import { BoardChangeFeed } from '../../src/leaderboards/changes/board-change-feed';
@@ -50,7 +50,7 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
 
   /** The board as the database has it, in rank order (its rows, once folded: see BoardBacklog). */
   async function databaseBoard(board = ALL_TIME): Promise<Array<[string, number]>> {
-    await a.app.get(BoardBacklogService).settle(board);
+    await a.app.get(BoardTotalsStore).settle(board);
     const rows: Array<Record<string, unknown>> = await a.app
       .get<DataSource>(getDataSourceToken())
       .query(
@@ -309,7 +309,7 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
     // What a restore of an older backup, or a failover to a replica that lags, looks like. (A
     // backup holds its change log with its boards; this one is cut by hand, so SQLite's boards
     // are folded first: see BoardBacklog.)
-    await a.app.get(BoardBacklogService).settleAll();
+    await a.app.get(BoardTotalsStore).settleAll();
     if (kind === 'sqlite') {
       await dataSource.query('DELETE FROM board_changes');
       await dataSource.query("DELETE FROM sqlite_sequence WHERE name = 'board_changes'");

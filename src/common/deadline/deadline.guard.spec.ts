@@ -1,5 +1,6 @@
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import type { Repository } from 'typeorm';
+import type { DataSource, Repository } from 'typeorm';
+import { dialectOf } from '../../storage/dialect/sql-dialect';
 import { ErrorCode } from '../errors/error-code';
 import { LoyaltyException } from '../errors/loyalty.exception';
 import type { ProfileEntity } from '../../profiles/profile.entity';
@@ -46,9 +47,10 @@ describe('DeadlineGuard', () => {
 describe("a request's profile loader past its deadline", () => {
   it('reads nothing and fails the page addresses with REQUEST_TIMEOUT', async () => {
     const query = jest.fn().mockResolvedValue([]);
-    const profiles = new ProfilesService({
-      manager: { query },
-    } as unknown as Repository<ProfileEntity>);
+    const profiles = new ProfilesService(
+      { manager: { query } } as unknown as Repository<ProfileEntity>,
+      dialectOf({ options: { type: 'better-sqlite3' } } as DataSource),
+    );
     const request = { headers: {} };
     const controller = attachDeadline(request);
     await expect(profiles.loaderFor(request).load('0xaa')).resolves.toMatchObject({ id: '0xaa' });

@@ -6,15 +6,14 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Connection, createConnection } from 'mysql2/promise';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import { dialectOf } from '../../storage/dialect/sql-dialect';
+import { createDatabaseProbe, DatabaseProbe } from '../../storage/probe/database-probe';
 
 export const HEALTH_OPTIONS = Symbol('HEALTH_OPTIONS');
 
 export interface HealthOptions {
-  /** Statements on MySQL/MariaDB are cut off after this long (the request deadline). */
+  /** Statements are cut off after this long where the database can (the request deadline). */
   statementTimeoutMs: number;
 }
 
@@ -26,20 +25,13 @@ const STALLED_MS = 100;
 /** A process that keeps stalling still calls a silent database down, after this many restarts. */
 const MAX_RESTARTS = 3;
 
-interface PoolLike {
-  on(event: 'connection', listener: (connection: { query(sql: string): unknown }) => void): void;
-  _freeConnections?: { toArray?: () => Array<{ query(sql: string): unknown }> };
-}
-
 /**
  * Knows whether the database answers. A probe runs every second (four times a second while the
  * database is down); while it is down, requests are refused at once with 503 instead of each
  * waiting for a connection attempt, and the service recovers by itself when the probe succeeds.
  *
- * On MySQL/MariaDB the probe has a connection of its own, outside the pool: with every pooled
- * connection busy on slow requests, a probe that queued for one would call a loaded database down
- * and refuse all traffic. It also gives every pooled connection a statement and lock-wait timeout,
- * so a request cut off at its deadline does not leave its query holding a connection.
+ * The probe itself is the storage's (see DatabaseProbe): it never queues behind busy pooled
+ * connections, and it gives pooled connections the request deadline as a statement timeout.
  */
 @Injectable()
 export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -48,33 +40,34 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
   private stopped = false;
   private timer?: NodeJS.Timeout;
   private downSince: number | null = null;
-  /** MySQL/MariaDB: the probe's own connection, opened on first use and after a failure. */
-  private probeConnection?: Promise<Connection>;
+  private readonly database: DatabaseProbe;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectDataSource() dataSource: DataSource,
     @Inject(HEALTH_OPTIONS) private readonly options: HealthOptions,
-  ) {}
+  ) {
+    this.database = createDatabaseProbe(dataSource, PROBE_TIMEOUT_MS);
+  }
 
   isUp(): boolean {
     return this.up;
   }
 
   onApplicationBootstrap(): void {
-    this.limitSessions();
+    this.database.limitStatements(this.options.statementTimeoutMs);
     this.schedule();
   }
 
   onApplicationShutdown(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.dropProbeConnection();
+    this.database.close();
   }
 
   /** One probe now; the schedule keeps running. */
   async probe(): Promise<boolean> {
     try {
-      await Promise.race([this.select1(), noAnswerWithin(PROBE_TIMEOUT_MS)]);
+      await Promise.race([this.database.select1(), noAnswerWithin(PROBE_TIMEOUT_MS)]);
       if (!this.up) {
         this.logger.log(`Database is back after ${Date.now() - (this.downSince ?? Date.now())} ms`);
         this.downSince = null;
@@ -89,75 +82,9 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
       }
       this.up = false;
       // A connection that failed or did not answer in time is not trusted again.
-      this.dropProbeConnection();
+      this.database.reset();
     }
     return this.up;
-  }
-
-  private async select1(): Promise<void> {
-    if (dialectOf(this.dataSource) !== 'mysql') {
-      await this.dataSource.query('SELECT 1');
-      return;
-    }
-    const reused = this.probeConnection !== undefined;
-    const first = this.openProbeConnection();
-    try {
-      await (await first).query('SELECT 1');
-    } catch (error) {
-      // A kept connection may have died with a server restart: one more try on a fresh one
-      // before the database is called down.
-      if (!reused || this.stopped) throw error;
-      this.dropProbeConnection(first);
-      await (await this.openProbeConnection()).query('SELECT 1');
-    }
-  }
-
-  private openProbeConnection(): Promise<Connection> {
-    if (this.probeConnection) return this.probeConnection;
-    const options = this.dataSource.options as {
-      host?: string;
-      port?: number;
-      username?: string;
-      password?: string;
-      database?: string;
-    };
-    const opened = createConnection({
-      host: options.host,
-      port: options.port,
-      user: options.username,
-      password: options.password,
-      database: options.database,
-      connectTimeout: PROBE_TIMEOUT_MS,
-    });
-    this.probeConnection = opened;
-    opened.then(
-      (connection) => {
-        // Opened after shutdown (a probe that was still connecting): not kept.
-        if (this.stopped) return this.dropProbeConnection(opened);
-        // A connection that errs or ends is replaced on next use.
-        const forget = () => this.dropProbeConnection(opened);
-        connection.on('error', forget);
-        connection.on('end', forget);
-      },
-      () => undefined,
-    );
-    return opened;
-  }
-
-  /** Closes this probe connection (the current one by default), its socket at once. */
-  private dropProbeConnection(which = this.probeConnection): void {
-    if (!which) return;
-    if (this.probeConnection === which) this.probeConnection = undefined;
-    which
-      .then((connection) => {
-        connection.destroy();
-        // destroy() ends the socket politely; a server that no longer answers would keep it
-        // (and the process) open until TCP gives up.
-        (
-          connection as unknown as { connection?: { stream?: { destroy(): void } } }
-        ).connection?.stream?.destroy();
-      })
-      .catch(() => undefined);
   }
 
   private schedule(): void {
@@ -167,20 +94,6 @@ export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShut
       this.up ? PROBE_EVERY_MS : PROBE_WHILE_DOWN_MS,
     );
     this.timer.unref();
-  }
-
-  private limitSessions(): void {
-    if (dialectOf(this.dataSource) !== 'mysql') return;
-    const pool = (this.dataSource.driver as unknown as { pool?: PoolLike }).pool;
-    if (!pool) return;
-    const seconds = Math.max(1, Math.ceil(this.options.statementTimeoutMs / 1000));
-    const statement =
-      this.dataSource.options.type === 'mariadb'
-        ? `SET SESSION max_statement_time = ${this.options.statementTimeoutMs / 1000}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`
-        : `SET SESSION max_execution_time = ${this.options.statementTimeoutMs}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`;
-    pool.on('connection', (connection) => connection.query(statement));
-    // Connections opened before this point (migrations at start) get it too.
-    for (const connection of pool._freeConnections?.toArray?.() ?? []) connection.query(statement);
   }
 }
 

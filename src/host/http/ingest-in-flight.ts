@@ -1,18 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addRouteHooks } from './route-hooks';
-import type { TransactionRunner } from '../../storage/transactions/transaction-runner';
+import type { IngestLoad } from './ingest-load';
 
 /**
- * Tells the TransactionRunner how many ingest requests are in flight, from the moment their
- * headers pass the gate until their connection is done with them (answered, refused or cut off),
- * and on which connection, which may carry the client's next request until it closes: while they
- * come several at a time, SQLite's group commit waits a moment for the requests that will follow
- * (see TransactionRunner.enterRequest).
+ * Tells `load` how many ingest requests are in flight, from the moment their headers pass the gate
+ * until their connection is done with them (answered, refused or cut off), and on which
+ * connection, which may carry the client's next request until it closes (see IngestLoad).
  */
 export function trackIngestRequests(
   fastify: FastifyInstance,
   path: string,
-  runner: Pick<TransactionRunner, 'enterRequest' | 'clientGone'>,
+  runner: Pick<IngestLoad, 'enterRequest' | 'clientGone'>,
 ): void {
   const watched = new WeakSet<object>();
   addRouteHooks(

@@ -6,14 +6,14 @@ import { RecordOutcome, accepted, duplicate, refused } from '../../records/recor
 import { ProfilesService } from '../../profiles/profiles.service';
 import type { SprintEntity } from '../../spaces/sprint.entity';
 import { SpacesService } from '../../spaces/spaces.service';
-import { chunk, Dialect, dialectOf, num, upsertSql } from '../../storage/dialect/sql-dialect';
+import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { insertRows } from '../../storage/sqlite/sqlite-native';
-import { BoardBacklogService } from '../sqlite-backlog/board-backlog.service';
+import { BoardTotalsStore } from './board-totals.store';
 import {
   announceAsReset,
   appendBoardReset,
   appendEntryChanges,
-  EntryState,
   RESET_MIN_CHANGES,
 } from '../changes/board-change-log';
 import { ALL_TIME_SPRINT_ID } from '../ranking/ranking';
@@ -75,7 +75,8 @@ export class PointsLedgerService {
   constructor(
     private readonly spaces: SpacesService,
     private readonly profiles: ProfilesService,
-    private readonly backlog: BoardBacklogService,
+    private readonly totalsStore: BoardTotalsStore,
+    @InjectSqlDialect() private readonly dialect: SqlDialect,
   ) {}
 
   async ingestPoints(
@@ -124,11 +125,14 @@ export class PointsLedgerService {
 
   /** Recomputes a sprint's board from the ledger: for a new sprint or one whose window moved. */
   async rebuildSprintBoard(manager: EntityManager, sprint: SprintEntity): Promise<void> {
-    const sqlite = this.backlog.writer(manager);
-    sqlite?.backlog.forget(sqlite.native, { spaceId: sprint.spaceId, sprintId: sprint.id });
+    this.totalsStore.forget(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
     const board = [sprint.spaceId, sprint.id];
     await manager.query('DELETE FROM board_entries WHERE space_id = ? AND sprint_id = ?', board);
-    const { where, params } = sprintWindow(dialectOf(manager), sprint);
+    const { where, params } = this.dialect.ledgerWindow(
+      sprint.spaceId,
+      sprint.startTime,
+      sprint.endTime,
+    );
     await manager.query(
       `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
        SELECT space_id, ?, address_key, SUM(points), MAX(occurred_at) FROM points_events
@@ -140,7 +144,7 @@ export class PointsLedgerService {
       'SELECT COUNT(*) AS entries FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > 0',
       board,
     );
-    await writeEntryCount(manager, sprint.spaceId, sprint.id, 'set', num(row.entries));
+    await this.writeEntryCount(manager, sprint.spaceId, sprint.id, 'set', num(row.entries));
     await appendBoardReset(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
   }
 
@@ -235,7 +239,7 @@ export class PointsLedgerService {
         board.length > RESET_MIN_CHANGES &&
         announceAsReset(board.length, await this.entryCount(manager, board[0]));
       for (const part of chunk(board, IN_CHUNK)) {
-        const stored = await this.addToTotals(manager, part, asReset);
+        const stored = await this.totalsStore.add(manager, board[0], part, asReset);
         for (let i = 0; i < part.length; i++) {
           const change = part[i];
           const after = stored[i].points;
@@ -257,53 +261,6 @@ export class PointsLedgerService {
       if (asReset) await appendBoardReset(manager, board);
     }
     return true;
-  }
-
-  /**
-   * Adds each change (of one board) to its total, creating the entry, and answers the entries as
-   * they now stand, in the order of `part`. SQLite through the backlog (see BoardBacklog): in
-   * board_entries at once only when `asReset` (a bulk write that rewrites much of the board),
-   * otherwise by the board_changes rows the caller appends, folded in later. MariaDB in one
-   * statement with RETURNING; MySQL, which has no RETURNING, reads its rows back.
-   */
-  private async addToTotals(
-    manager: EntityManager,
-    part: readonly EntryChange[],
-    asReset: boolean,
-  ): Promise<EntryState[]> {
-    const sqlite = this.backlog.writer(manager);
-    if (sqlite) {
-      const { spaceId, sprintId } = part[0];
-      return sqlite.backlog.add(sqlite.native, { spaceId, sprintId }, part, asReset);
-    }
-    const upsert = upsertSql(
-      dialectOf(manager),
-      'board_entries',
-      ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
-      ['space_id', 'sprint_id', 'address_key'],
-      { points: 'add', reached_at: 'max' },
-      part.length,
-    );
-    const values = part.flatMap((c) => [c.spaceId, c.sprintId, c.addressKey, c.delta, c.reachedAt]);
-    let rows: Array<Record<string, unknown>>;
-    if (manager.connection.options.type === 'mariadb') {
-      rows = await manager.query(`${upsert} RETURNING ${ENTRY_COLUMNS}`, values);
-    } else {
-      await manager.query(upsert, values);
-      rows = await this.selectTotals(manager, part[0], part);
-    }
-    const { spaceId, sprintId } = part[0];
-    const byAddress = new Map(rows.map((row) => [String(row.addressKey), row]));
-    return part.map(({ addressKey }) => {
-      const row = byAddress.get(addressKey)!;
-      return {
-        spaceId,
-        sprintId,
-        addressKey,
-        points: num(row.points),
-        reachedAt: num(row.reachedAt),
-      };
-    });
   }
 
   /** For each event, the boards it counts on: all-time and the sprints whose window holds it. */
@@ -362,100 +319,49 @@ export class PointsLedgerService {
     countChange: number,
   ): Promise<void> {
     if (countChange === 0) return;
-    await writeEntryCount(manager, board.spaceId, board.sprintId, 'add', countChange);
+    await this.writeEntryCount(manager, board.spaceId, board.sprintId, 'add', countChange);
   }
 
-  /** The stored totals of these entries by entry id (locked on MySQL); absent = no entry yet. */
+  /** The stored totals of these entries by entry id (locked where writers lock rows). */
   private async readTotals(
     manager: EntityManager,
     boards: readonly EntryChange[][],
   ): Promise<Map<string, number>> {
     const totals = new Map<string, number>();
-    const sqlite = this.backlog.writer(manager);
     for (const board of boards) {
       const { spaceId, sprintId } = board[0];
-      if (sqlite) {
-        for (const { addressKey } of board) {
-          const total = sqlite.backlog.total(sqlite.native, { spaceId, sprintId }, addressKey);
-          if (total) totals.set(entryId(spaceId, sprintId, addressKey), total.points);
-        }
-        continue;
-      }
-      for (const part of chunk(board, IN_CHUNK)) {
-        for (const row of await this.selectTotals(manager, board[0], part)) {
-          totals.set(entryId(spaceId, sprintId, String(row.addressKey)), num(row.points));
-        }
-      }
+      const stored = await this.totalsStore.totals(
+        manager,
+        board[0],
+        board.map((change) => change.addressKey),
+      );
+      for (const [addressKey, points] of stored)
+        totals.set(entryId(spaceId, sprintId, addressKey), points);
     }
     return totals;
   }
 
-  /** One board's totals of these addresses, through the primary key, locked on MySQL. */
-  private selectTotals(
+  /** Sets or adds to a board's entry counter (creating its row). */
+  private writeEntryCount(
     manager: EntityManager,
-    board: { spaceId: number; sprintId: number },
-    part: readonly EntryChange[],
-  ): Promise<Array<Record<string, unknown>>> {
-    const dialect = dialectOf(manager);
+    spaceId: number,
+    sprintId: number,
+    how: 'set' | 'add',
+    value: number,
+  ): Promise<unknown> {
     return manager.query(
-      `SELECT ${ENTRY_COLUMNS} FROM ${byPrimaryKey(dialect)}
-       WHERE space_id = ? AND sprint_id = ? AND address_key IN (${part.map(() => '?').join(', ')})
-       ${dialect === 'mysql' ? 'FOR UPDATE' : ''}`,
-      [board.spaceId, board.sprintId, ...part.map((change) => change.addressKey)],
+      this.dialect.upsert(
+        'boards',
+        ['space_id', 'sprint_id', 'entry_count'],
+        ['space_id', 'sprint_id'],
+        { entry_count: how },
+        1,
+      ),
+      [spaceId, sprintId, value],
     );
   }
 }
 
-/** The day buckets of SQLite's ledger time index (migration 1764200000000). */
-const LEDGER_DAY_MS = 86_400_000;
-
-/**
- * The ledger events of a sprint's space and window. SQLite's time index holds days (see migration
- * 1764200000000): the condition names the days the window spans, which the index finds, and then
- * the exact window. SQLite's integer division truncates toward 0, as Math.trunc does, and never
- * decreases as time grows: an event of the window lies on a day from that of its start to that of
- * its last millisecond. That holds for whole milliseconds, which is all the ledger holds (times
- * come from parseIsoTime; SQLite stores a whole-valued number as an integer in this column).
- */
-function sprintWindow(dialect: Dialect, sprint: SprintEntity): { where: string; params: number[] } {
-  const exact = [sprint.spaceId, sprint.startTime, sprint.endTime];
-  if (dialect !== 'sqlite')
-    return { where: 'space_id = ? AND occurred_at >= ? AND occurred_at < ?', params: exact };
-  return {
-    where: `space_id = ? AND occurred_at / ${LEDGER_DAY_MS} BETWEEN ? AND ?
-       AND occurred_at >= ? AND occurred_at < ?`,
-    params: [
-      sprint.spaceId,
-      Math.trunc(sprint.startTime / LEDGER_DAY_MS),
-      Math.trunc((sprint.endTime - 1) / LEDGER_DAY_MS),
-      sprint.startTime,
-      sprint.endTime,
-    ],
-  };
-}
-
-/** Sets or adds to a board's entry counter (creating its row). */
-function writeEntryCount(
-  manager: EntityManager,
-  spaceId: number,
-  sprintId: number,
-  how: 'set' | 'add',
-  value: number,
-): Promise<unknown> {
-  return manager.query(
-    upsertSql(
-      dialectOf(manager),
-      'boards',
-      ['space_id', 'sprint_id', 'entry_count'],
-      ['space_id', 'sprint_id'],
-      { entry_count: how },
-      1,
-    ),
-    [spaceId, sprintId, value],
-  );
-}
-
-const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
 const EVENT_COLUMNS = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
 
 const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
@@ -532,16 +438,6 @@ function boardChangesOf(
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * board_entries through its primary key: left to themselves, both databases read a long IN list of
- * addresses through the rank index, which scans the whole board once per statement.
- */
-function byPrimaryKey(dialect: Dialect): string {
-  return dialect === 'sqlite'
-    ? 'board_entries INDEXED BY sqlite_autoindex_board_entries_1' // the primary key, rowid or not
-    : 'board_entries FORCE INDEX (PRIMARY)';
-}
 
 function sameContent(a: LedgerEvent, b: LedgerEvent): boolean {
   return (

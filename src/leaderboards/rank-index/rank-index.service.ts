@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { LoyaltyModuleOptions } from '../../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
-import { dialectOf } from '../../storage/dialect/sql-dialect';
-import { BoardBacklogService } from '../sqlite-backlog/board-backlog.service';
+import { SqlDialect } from '../../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
+import { readOrderedRows } from '../../storage/ordered-rows';
+import { BoardTotalsStore } from '../ledger/board-totals.store';
 import { BoardSql, boardSql, keysetPageParams } from '../read/board-sql';
 import { SqlBoardReader } from '../read/sql-board-reader';
 import type { BoardRef } from '../ranking/ranking';
@@ -13,7 +14,7 @@ import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from '../changes/bo
 import { BoardIndex } from './board-index';
 
 export const DEFAULT_MAX_ENTRIES = 5_000_000;
-/** Rows per statement while SQLite loads a board: each is a keyset page in rank order. */
+/** Rows per statement where a board loads in keyset chunks (see readOrderedRows). */
 const LOAD_CHUNK = 50_000;
 /** After a failed load, or for a board too large to hold, SQL serves it this long before a retry. */
 const RETRY_AFTER_MS = 30_000;
@@ -60,10 +61,11 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly feed: BoardChangeFeed,
     private readonly sqlReader: SqlBoardReader,
-    private readonly backlog: BoardBacklogService,
+    private readonly totalsStore: BoardTotalsStore,
+    @InjectSqlDialect() dialect: SqlDialect,
     @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
   ) {
-    this.sql = boardSql(dialectOf(dataSource));
+    this.sql = boardSql(dialect);
     // An in-memory SQLite database has one connection, the writers' too: the feed would read
     // uncommitted rows there. Pages come from SQL.
     const inMemory = dataSource.options.database === ':memory:';
@@ -181,7 +183,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
       }
       const index = new BoardIndex(expected);
       // Changes committed before the board was registered and not yet in board_entries (SQLite).
-      await this.backlog.settle(state.board);
+      await this.totalsStore.settle(state.board);
       await this.readBoard(state, (addressKey, points, reachedAt) =>
         index.load(addressKey, points, reachedAt),
       );
@@ -226,71 +228,40 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     }
   }
 
-  /**
-   * Every entry of a board, in rank order, straight from the driver (rows as arrays, no entity or
-   * row objects): SQLite in keyset chunks, yielding to requests between them; MySQL/MariaDB as
-   * one statement streamed in rank-index order (one consistent read, no sort).
-   */
-  private async readBoard(state: BoardState, row: RowSink): Promise<void> {
-    const stillWanted = () => !this.closed && this.boards.get(state.key) === state;
-    const { spaceId, sprintId } = state.board;
-    if (dialectOf(this.dataSource) === 'sqlite') {
-      const database = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase })
-        .databaseConnection;
-      const first = database.prepare(this.sql.offsetPage).raw(true);
-      const after = database.prepare(this.sql.pageAfter).raw(true);
-      let rows = first.all(spaceId, sprintId, LOAD_CHUNK, 0);
-      for (;;) {
-        for (const [addressKey, points, reachedAt] of rows) row(addressKey, points, reachedAt);
-        if (rows.length < LOAD_CHUNK || !stillWanted()) return;
-        await yieldToRequests();
-        const [addressKey, points, reachedAt] = rows[rows.length - 1];
-        rows = after.all(
-          ...keysetPageParams(state.board, { addressKey, points, reachedAt }, LOAD_CHUNK),
-        );
-      }
-    }
-    const connection = await (
-      this.dataSource.driver as unknown as { obtainMasterConnection(): Promise<MysqlConnection> }
-    ).obtainMasterConnection();
-    let abandoned = false;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        connection
-          .query({ sql: this.sql.wholeBoard, rowsAsArray: true }, [spaceId, sprintId])
-          .on('result', (r: [string, string | number, string | number]) => {
-            if (abandoned) return;
-            if (!stillWanted()) {
-              // Reset, dropped or shutting down: stop streaming rows nobody will use.
-              abandoned = true;
-              connection.destroy();
-              resolve();
-              return;
-            }
-            row(r[0], Number(r[1]), Number(r[2]));
-          })
-          .on('error', (error: Error) => (abandoned ? resolve() : reject(error)))
-          .on('end', resolve);
-      });
-    } finally {
-      if (!abandoned) connection.release();
-    }
+  /** Every entry of a board, in rank order, straight from the driver (see readOrderedRows). */
+  private readBoard(state: BoardState, row: RowSink): Promise<void> {
+    const { board } = state;
+    const sql = this.sql;
+    return readOrderedRows(
+      this.dataSource,
+      {
+        whole: { sql: sql.wholeBoard, params: [board.spaceId, board.sprintId] },
+        first: (limit) => ({
+          sql: sql.offsetPage,
+          params: [board.spaceId, board.sprintId, limit, 0],
+        }),
+        after: ([addressKey, points, reachedAt], limit) => ({
+          sql: sql.pageAfter,
+          params: keysetPageParams(
+            board,
+            {
+              addressKey: String(addressKey),
+              points: Number(points),
+              reachedAt: Number(reachedAt),
+            },
+            limit,
+          ),
+        }),
+      },
+      ([addressKey, points, reachedAt]) =>
+        row(String(addressKey), Number(points), Number(reachedAt)),
+      () => !this.closed && this.boards.get(state.key) === state,
+      LOAD_CHUNK,
+    );
   }
 }
 
 type RowSink = (addressKey: string, points: number, reachedAt: number) => void;
-
-interface SqliteDatabase {
-  prepare(sql: string): {
-    raw(toggle: boolean): { all(...parameters: unknown[]): Array<[string, number, number]> };
-  };
-}
-
-interface MysqlConnection {
-  query(options: { sql: string; rowsAsArray: boolean }, parameters: unknown[]): NodeJS.EventEmitter;
-  release(): void;
-  destroy(): void;
-}
 
 function keyOf(board: BoardRef): string {
   return `${board.spaceId}:${board.sprintId}`;

@@ -1,4 +1,4 @@
-import type { Dialect } from '../../storage/dialect/sql-dialect';
+import type { SqlDialect } from '../../storage/dialect/sql-dialect';
 import type { BoardRef, RankKey } from '../ranking/ranking';
 
 /*
@@ -20,12 +20,6 @@ export interface BoardSql {
   wholeBoard: string;
 }
 
-function rankIndexed(dialect: Dialect): string {
-  return dialect === 'sqlite'
-    ? 'board_entries INDEXED BY ix_board_entries_rank'
-    : 'board_entries FORCE INDEX (ix_board_entries_rank)';
-}
-
 const COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
 const ON_BOARD = 'space_id = ? AND sprint_id = ? AND points > 0';
 const FORWARD = 'points DESC, reached_at ASC, address_key ASC';
@@ -35,8 +29,8 @@ const FORWARD_OUT = 'points DESC, reachedAt ASC, addressKey ASC';
 const BACKWARD_OUT = 'points ASC, reachedAt DESC, addressKey DESC';
 
 /** The statements for one dialect; params are documented on each builder below. */
-export function boardSql(dialect: Dialect): BoardSql {
-  const ranked = rankIndexed(dialect);
+export function boardSql(dialect: SqlDialect): BoardSql {
+  const ranked = dialect.withIndex('board_entries', 'ix_board_entries_rank');
   return {
     // Params: spaceId, sprintId, limit, offset.
     offsetPage: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD} LIMIT ? OFFSET ?`,

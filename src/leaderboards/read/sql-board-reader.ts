@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { dialectOf, num } from '../../storage/dialect/sql-dialect';
-import { BoardBacklogService } from '../sqlite-backlog/board-backlog.service';
+import { num, SqlDialect } from '../../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
+import { BoardTotalsStore } from '../ledger/board-totals.store';
 import { BoardPage, BoardReader, RankedEntry } from './board-reader';
 import type { PageRequest } from '../paging/page-request';
 import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
@@ -23,8 +24,8 @@ interface EntryRow {
  * count over the entries ahead of it (O(depth)). That is the known cost this seam exists to
  * remove. totalCount comes from the `boards` counter kept by the ledger, not from COUNT(*).
  *
- * On SQLite, a board's changes the writer has not folded into board_entries yet are folded before
- * its rows are read (BoardBacklogService.settle): a point read when there are none.
+ * Changes the totals store has not written to board_entries yet are settled before a board's rows
+ * are read (BoardTotalsStore.settle).
  */
 @Injectable()
 export class SqlBoardReader extends BoardReader {
@@ -32,14 +33,15 @@ export class SqlBoardReader extends BoardReader {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly backlog: BoardBacklogService,
+    private readonly totalsStore: BoardTotalsStore,
+    @InjectSqlDialect() dialect: SqlDialect,
   ) {
     super();
-    this.sql = boardSql(dialectOf(dataSource));
+    this.sql = boardSql(dialect);
   }
 
   async readPage(board: BoardRef, request: PageRequest): Promise<BoardPage> {
-    await this.backlog.settle(board);
+    await this.totalsStore.settle(board);
     const size = request.size;
     const totalCount = await this.countEntries(board);
     switch (request.kind) {
@@ -84,7 +86,7 @@ export class SqlBoardReader extends BoardReader {
   }
 
   async findEntry(board: BoardRef, addressKey: string): Promise<RankedEntry | null> {
-    await this.backlog.settle(board);
+    await this.totalsStore.settle(board);
     const [row] = await this.rows(this.sql.findEntry, [board.spaceId, board.sprintId, addressKey]);
     if (!row) return null;
     return { ...row, rank: (await this.countAhead(board, row)) + 1 };

@@ -1,8 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { dialectOf, num } from '../../storage/dialect/sql-dialect';
+import { num } from '../../storage/dialect/sql-dialect';
 import { nativeSqlite, PrepareNative } from '../../storage/sqlite/sqlite-native';
+import type { EntryState } from '../changes/board-change-log';
+import { BoardTotalsStore, EntryDelta } from '../ledger/board-totals.store';
 import {
   TransactionObserver,
   TransactionRunner,
@@ -14,15 +16,18 @@ import type { BoardRef } from '../ranking/ranking';
 const IDLE_FOLD_MS = 1_000;
 
 /**
- * SQLite: keeps this process's {@link BoardBacklog} in step with the writer's transactions, and
- * folds it into board_entries: part of a board at a transaction's start when one is due, part of
- * one a second while the writer is idle, and a whole board for its readers ({@link settle}).
- * MySQL/MariaDB write board_entries at once: nothing to do there.
+ * The board totals store where one writer holds the database (SQLite): keeps this process's
+ * {@link BoardBacklog} in step with the writer's transactions, and folds it into board_entries:
+ * part of a board at a transaction's start when one is due, part of one a second while the writer
+ * is idle, and a whole board for its readers ({@link settle}).
  */
 @Injectable()
-export class BoardBacklogService implements TransactionObserver, BeforeApplicationShutdown {
+export class BoardBacklogService
+  extends BoardTotalsStore
+  implements TransactionObserver, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(BoardBacklogService.name);
-  private readonly backlog?: BoardBacklog;
+  private readonly backlog = new BoardBacklog();
   private idleTimer?: NodeJS.Timeout;
   private idleFolding?: Promise<void>;
   private lastCommit = 0;
@@ -32,36 +37,59 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly transactions: TransactionRunner,
   ) {
-    if (dialectOf(dataSource) !== 'sqlite') return;
-    this.backlog = new BoardBacklog();
+    super();
     transactions.observe(this);
   }
 
-  /** SQLite: the backlog and the writer connection of this transaction; undefined elsewhere. */
-  writer(manager: EntityManager): { backlog: BoardBacklog; native: PrepareNative } | undefined {
-    const backlog = this.backlog;
-    const native = backlog && nativeSqlite(manager);
-    return backlog && native ? { backlog, native } : undefined;
+  /**
+   * In board_entries at once only when `asReset`; otherwise by the board_changes rows the caller
+   * appends, folded in later.
+   */
+  add(
+    manager: EntityManager,
+    board: BoardRef,
+    changes: readonly EntryDelta[],
+    asReset: boolean,
+  ): Promise<EntryState[]> {
+    return Promise.resolve(this.backlog.add(this.native(manager), board, changes, asReset));
+  }
+
+  totals(
+    manager: EntityManager,
+    board: BoardRef,
+    addressKeys: readonly string[],
+  ): Promise<Map<string, number>> {
+    const native = this.native(manager);
+    const totals = new Map<string, number>();
+    for (const addressKey of addressKeys) {
+      const total = this.backlog.total(native, board, addressKey);
+      if (total) totals.set(addressKey, total.points);
+    }
+    return Promise.resolve(totals);
+  }
+
+  forget(manager: EntityManager, board: BoardRef): void {
+    this.backlog.forget(this.native(manager), board);
   }
 
   begun(manager: EntityManager): void {
-    const native = nativeSqlite(manager)!;
-    this.backlog!.begin(native);
-    this.backlog!.foldDue(native);
+    const native = this.native(manager);
+    this.backlog.begin(native);
+    this.backlog.foldDue(native);
   }
 
   committing(manager: EntityManager): void {
-    this.backlog!.committing(nativeSqlite(manager)!);
+    this.backlog.committing(this.native(manager));
   }
 
   committed(): void {
-    this.backlog!.committed();
+    this.backlog.committed();
     this.lastCommit = Date.now();
     this.scheduleIdleFold(IDLE_FOLD_MS);
   }
 
   rolledBack(): void {
-    this.backlog!.rolledBack();
+    this.backlog.rolledBack();
   }
 
   /**
@@ -69,27 +97,32 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
    * readers of its rows (SQL pages, loading a rank index). A point read when nothing is unfolded.
    */
   async settle(board: BoardRef): Promise<void> {
-    if (!this.backlog) return;
     const [row]: Array<{ since: unknown }> = await this.dataSource.query(
       'SELECT unfolded_since AS since FROM boards WHERE space_id = ? AND sprint_id = ?',
       [board.spaceId, board.sprintId],
     );
     if (row?.since === null || row?.since === undefined) return;
     await this.transactions.run((manager) => {
-      this.backlog!.fold(nativeSqlite(manager)!, board);
+      this.backlog.fold(this.native(manager), board);
       return Promise.resolve();
     });
   }
 
   /** Folds every board with unfolded changes (a command line process, before it exits). */
   async settleAll(): Promise<void> {
-    if (!this.backlog) return;
     const rows: Array<Record<string, unknown>> = await this.dataSource.query(
       'SELECT space_id AS spaceId, sprint_id AS sprintId FROM boards WHERE unfolded_since IS NOT NULL',
     );
     for (const row of rows) {
       await this.settle({ spaceId: num(row.spaceId), sprintId: num(row.sprintId) });
     }
+  }
+
+  /** The writer connection's native statements (see nativeSqlite). */
+  private native(manager: EntityManager): PrepareNative {
+    const native = nativeSqlite(manager);
+    if (!native) throw new Error('The board backlog runs on a SQLite connection only');
+    return native;
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -99,7 +132,7 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
   }
 
   private scheduleIdleFold(delay: number): void {
-    if (this.closed || this.idleTimer || this.idleFolding || this.backlog!.dirty === 0) return;
+    if (this.closed || this.idleTimer || this.idleFolding || this.backlog.dirty === 0) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       const quietFor = Date.now() - this.lastCommit;
@@ -107,7 +140,7 @@ export class BoardBacklogService implements TransactionObserver, BeforeApplicati
       if (this.closed) return;
       this.idleFolding = this.transactions
         .run((manager) => {
-          this.backlog!.foldMostDirty(nativeSqlite(manager)!);
+          this.backlog.foldMostDirty(this.native(manager));
           return Promise.resolve();
         })
         .catch((error: unknown) =>

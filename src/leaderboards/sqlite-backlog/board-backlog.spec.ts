@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NativeStatement, PrepareNative } from '../../storage/sqlite/sqlite-native';
-import { BacklogLimits, BoardBacklog, DEFAULT_BACKLOG_LIMITS, EntryDelta } from './board-backlog';
+import type { EntryDelta } from '../ledger/board-totals.store';
+import { BacklogLimits, BoardBacklog, DEFAULT_BACKLOG_LIMITS } from './board-backlog';
 import type { EntryState } from '../changes/board-change-log';
 import type { BoardRef } from '../ranking/ranking';
 

@@ -1,14 +1,8 @@
 import type { NativeStatement, PrepareNative } from '../../storage/sqlite/sqlite-native';
 import type { BoardChange } from '../changes/board-change-feed';
 import type { EntryState } from '../changes/board-change-log';
+import type { EntryDelta } from '../ledger/board-totals.store';
 import type { BoardRef } from '../ranking/ranking';
-
-/** A batch's change to an entry: adds `delta`; reachedAt becomes at least `reachedAt`. */
-export interface EntryDelta {
-  addressKey: string;
-  delta: number;
-  reachedAt: number;
-}
 
 /** An entry's total as its board holds it. */
 export interface Total {

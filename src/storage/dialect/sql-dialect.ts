@@ -1,11 +1,48 @@
 import type { DataSource, EntityManager } from 'typeorm';
 
-export type Dialect = 'sqlite' | 'mysql';
+/** Which engine a dialect speaks: for storage's own code (migrations, drivers) only. */
+export type DialectKind = 'sqlite' | 'mysql';
 
-/** The two SQL dialects the service speaks: better-sqlite3 and mysql2 (MySQL or MariaDB). */
-export function dialectOf(source: DataSource | EntityManager): Dialect {
-  const connection = 'connection' in source ? source.connection : source;
-  return connection.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
+/** How a column is updated on a key conflict: overwritten, added to, or kept at the greater. */
+export type ConflictUpdate = 'set' | 'add' | 'max';
+
+/**
+ * The SQL differences between the databases the service runs on (better-sqlite3, and mysql2 for
+ * MySQL or MariaDB), chosen once per data source. Feature code asks it for syntax, locks and index
+ * hints; it never asks which database it is on.
+ */
+export interface SqlDialect {
+  readonly kind: DialectKind;
+  /**
+   * Whether writers run at once and lock rows (MySQL/MariaDB). SQLite's single writer holds the
+   * whole database, so its locking reads are plain reads.
+   */
+  readonly rowLocks: boolean;
+  /** Whether an upsert can answer the rows it wrote (`RETURNING`: MariaDB and SQLite). */
+  readonly upsertReturning: boolean;
+  /** Options that every CREATE TABLE of the schema ends with. */
+  readonly tableOptions: string;
+  /** INSERT that skips rows whose key already exists. */
+  insertIgnore(table: string, columns: readonly string[], rows: number): string;
+  /** INSERT ... or update the listed columns on a key conflict. */
+  upsert(
+    table: string,
+    columns: readonly string[],
+    keyColumns: readonly string[],
+    updates: Readonly<Record<string, ConflictUpdate>>,
+    rows: number,
+  ): string;
+  /** A table named in FROM, read through one index whatever the planner would pick. */
+  withIndex(table: string, index: string): string;
+  /** A table named in FROM, read through its primary key. */
+  byPrimaryKey(table: string): string;
+  /** The suffix of a SELECT that locks the rows it reads ('' where writers do not lock rows). */
+  lockRows(mode: 'share' | 'update'): string;
+  /**
+   * A condition on the ledger's events of one space in [start, end), shaped so that the ledger's
+   * time index of this database finds them (see the ledger's migrations).
+   */
+  ledgerWindow(spaceId: number, start: number, end: number): { where: string; params: number[] };
 }
 
 function valuesClause(columns: readonly string[], rows: number): string {
@@ -18,47 +55,95 @@ export function insertSql(table: string, columns: readonly string[], rows: numbe
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`;
 }
 
-/** INSERT that skips rows whose key already exists. */
-export function insertIgnoreSql(
-  dialect: Dialect,
-  table: string,
-  columns: readonly string[],
-  rows: number,
-): string {
-  const verb = dialect === 'sqlite' ? 'INSERT OR IGNORE' : 'INSERT IGNORE';
-  return `${verb} INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`;
+/** The day buckets of SQLite's ledger time index (migration 1764200000000). */
+const LEDGER_DAY_MS = 86_400_000;
+
+const SQLITE: SqlDialect = {
+  kind: 'sqlite',
+  rowLocks: false,
+  upsertReturning: true,
+  tableOptions: '',
+  insertIgnore: (table, columns, rows) =>
+    `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
+  upsert: (table, columns, keyColumns, updates, rows) => {
+    const assignments = Object.entries(updates).map(([column, how]) => {
+      const incoming = `excluded.${column}`;
+      const current = `${table}.${column}`;
+      const value =
+        how === 'add'
+          ? `${current} + ${incoming}`
+          : how === 'max'
+            ? `MAX(${current}, ${incoming})`
+            : incoming;
+      return `${column} = ${value}`;
+    });
+    return `${insertSql(table, columns, rows)} ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${assignments.join(', ')}`;
+  },
+  withIndex: (table, index) => `${table} INDEXED BY ${index}`,
+  // The primary key's own index, whether the table has rowids or not.
+  byPrimaryKey: (table) => `${table} INDEXED BY sqlite_autoindex_${table}_1`,
+  lockRows: () => '',
+  /**
+   * SQLite's time index holds days: the condition names the days the window spans, which the
+   * index finds, then the exact window. Integer division truncates toward 0 as Math.trunc does,
+   * and the ledger holds whole milliseconds only.
+   */
+  ledgerWindow: (spaceId, start, end) => ({
+    where: `space_id = ? AND occurred_at / ${LEDGER_DAY_MS} BETWEEN ? AND ?
+       AND occurred_at >= ? AND occurred_at < ?`,
+    params: [
+      spaceId,
+      Math.trunc(start / LEDGER_DAY_MS),
+      Math.trunc((end - 1) / LEDGER_DAY_MS),
+      start,
+      end,
+    ],
+  }),
+};
+
+function mysqlDialect(upsertReturning: boolean): SqlDialect {
+  return {
+    kind: 'mysql',
+    rowLocks: true,
+    upsertReturning,
+    tableOptions: ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4',
+    insertIgnore: (table, columns, rows) =>
+      `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
+    upsert: (table, columns, _keyColumns, updates, rows) => {
+      const assignments = Object.entries(updates).map(([column, how]) => {
+        const incoming = `VALUES(${column})`;
+        const value =
+          how === 'add'
+            ? `${column} + ${incoming}`
+            : how === 'max'
+              ? `GREATEST(${column}, ${incoming})`
+              : incoming;
+        return `${column} = ${value}`;
+      });
+      return `${insertSql(table, columns, rows)} ON DUPLICATE KEY UPDATE ${assignments.join(', ')}`;
+    },
+    withIndex: (table, index) => `${table} FORCE INDEX (${index})`,
+    byPrimaryKey: (table) => `${table} FORCE INDEX (PRIMARY)`,
+    lockRows: (mode) => (mode === 'share' ? ' LOCK IN SHARE MODE' : ' FOR UPDATE'),
+    ledgerWindow: (spaceId, start, end) => ({
+      where: 'space_id = ? AND occurred_at >= ? AND occurred_at < ?',
+      params: [spaceId, start, end],
+    }),
+  };
 }
 
-/**
- * INSERT ... or update on key conflict. `updates` names each column to overwrite with the new
- * value ('set'), to add the new value to ('add') or to keep the greater of both ('max').
- */
-export function upsertSql(
-  dialect: Dialect,
-  table: string,
-  columns: readonly string[],
-  keyColumns: readonly string[],
-  updates: Readonly<Record<string, 'set' | 'add' | 'max'>>,
-  rows: number,
-): string {
-  const insert = insertSql(table, columns, rows);
-  const assignments = Object.entries(updates).map(([column, how]) => {
-    const incoming = dialect === 'sqlite' ? `excluded.${column}` : `VALUES(${column})`;
-    const current = dialect === 'sqlite' ? `${table}.${column}` : column;
-    const value =
-      how === 'add'
-        ? `${current} + ${incoming}`
-        : how === 'max'
-          ? `${dialect === 'sqlite' ? 'MAX' : 'GREATEST'}(${current}, ${incoming})`
-          : incoming;
-    return `${column} = ${value}`;
-  });
-  return dialect === 'sqlite'
-    ? `${insert} ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${assignments.join(', ')}`
-    : `${insert} ON DUPLICATE KEY UPDATE ${assignments.join(', ')}`;
+const MYSQL = mysqlDialect(false);
+const MARIADB = mysqlDialect(true);
+
+/** The dialect of a data source (or of the data source under a manager). */
+export function dialectOf(source: DataSource | EntityManager): SqlDialect {
+  const connection = 'connection' in source ? source.connection : source;
+  const type = connection.options.type;
+  if (type === 'better-sqlite3') return SQLITE;
+  return type === 'mariadb' ? MARIADB : MYSQL;
 }
 
-/** Splits rows into chunks small enough for one statement on both databases. */
+/** Splits rows into chunks small enough for one statement on every database. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));

@@ -11,7 +11,7 @@ export class InitialSchema1763700000000 implements MigrationInterface {
   name = 'InitialSchema1763700000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const mysql = dialectOf(queryRunner.connection) === 'mysql';
+    const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
     const binary =
       queryRunner.connection.options.type === 'mariadb' ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
     const key = (length: number) =>

@@ -10,7 +10,7 @@ export class BoardChanges1764000000000 implements MigrationInterface {
   name = 'BoardChanges1764000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const mysql = dialectOf(queryRunner.connection) === 'mysql';
+    const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
     const binary =
       queryRunner.connection.options.type === 'mariadb' ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
     await queryRunner.query(

@@ -44,14 +44,14 @@ export class SqliteClusteredLedger1764100000000 implements MigrationInterface {
   name = 'SqliteClusteredLedger1764100000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    if (dialectOf(queryRunner.connection) !== 'sqlite') return;
+    if (dialectOf(queryRunner.connection).kind !== 'sqlite') return;
     for (const [name, table] of Object.entries(TABLES)) {
       await rebuild(queryRunner, name, table, ' WITHOUT ROWID');
     }
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    if (dialectOf(queryRunner.connection) !== 'sqlite') return;
+    if (dialectOf(queryRunner.connection).kind !== 'sqlite') return;
     for (const [name, table] of Object.entries(TABLES)) {
       await rebuild(queryRunner, name, table, '');
     }

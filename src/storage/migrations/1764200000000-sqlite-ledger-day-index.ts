@@ -21,7 +21,7 @@ export class SqliteLedgerDayIndex1764200000000 implements MigrationInterface {
   name = 'SqliteLedgerDayIndex1764200000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    if (dialectOf(queryRunner.connection) !== 'sqlite') return;
+    if (dialectOf(queryRunner.connection).kind !== 'sqlite') return;
     // IF (NOT) EXISTS: run without a transaction and stopped half-way, it can run again.
     await queryRunner.query('DROP INDEX IF EXISTS ix_points_events_space_time');
     // Integer division: occurred_at is an integer (epoch milliseconds); it truncates toward 0.
@@ -31,7 +31,7 @@ export class SqliteLedgerDayIndex1764200000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    if (dialectOf(queryRunner.connection) !== 'sqlite') return;
+    if (dialectOf(queryRunner.connection).kind !== 'sqlite') return;
     await queryRunner.query('DROP INDEX IF EXISTS ix_points_events_space_day');
     await queryRunner.query(
       'CREATE INDEX IF NOT EXISTS ix_points_events_space_time ON points_events (space_id, occurred_at)',

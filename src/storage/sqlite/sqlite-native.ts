@@ -31,7 +31,7 @@ const prepared = new WeakMap<NativeDatabase, Map<string, NativeStatement>>();
  * 20 us a row in statements of 500 rows, 15 us one by one).
  */
 export function nativeSqlite(source: EntityManager | DataSource): PrepareNative | undefined {
-  if (dialectOf(source) !== 'sqlite') return undefined;
+  if (dialectOf(source).kind !== 'sqlite') return undefined;
   const connection = 'connection' in source ? source.connection : source;
   const database = (connection.driver as unknown as { databaseConnection?: NativeDatabase })
     .databaseConnection;

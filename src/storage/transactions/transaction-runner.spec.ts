@@ -3,53 +3,21 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { DataSource, EntityManager, Logger } from 'typeorm';
-import { afterCommit, TransactionRunner } from './transaction-runner';
+import { DataSource, EntityManager } from 'typeorm';
+import { insertNote as insert, openScratchSqlite } from '../../../test/utils/scratch-sqlite';
+import { GroupCommitTransactionRunner } from '../sqlite/group-commit-transaction-runner';
+import { afterCommit } from './transaction-runner';
 
-/** A real SQLite file, as the service opens it, and the statements its writer ran. */
-async function openDatabase(dir: string) {
-  const statements: string[] = [];
-  const logger: Logger = {
-    logQuery: (query) => void statements.push(query),
-    logQueryError: () => undefined,
-    logQuerySlow: () => undefined,
-    logSchemaBuild: () => undefined,
-    logMigration: () => undefined,
-    log: () => undefined,
-  };
-  const source = await new DataSource({
-    type: 'better-sqlite3',
-    database: join(dir, 'units.sqlite'),
-    logger,
-    logging: true,
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-      db.pragma('journal_mode = WAL');
-      db.pragma('busy_timeout = 5000');
-    },
-  }).initialize();
-  await source.query('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-  // A table of the module's schema: the runner takes the write lock with a statement on it.
-  await source.query(
-    'CREATE TABLE service_settings (name VARCHAR(64) NOT NULL PRIMARY KEY, value TEXT NOT NULL)',
-  );
-  statements.length = 0;
-  return { source, statements };
-}
-
-const insert = (manager: EntityManager, id: number) =>
-  manager.query('INSERT INTO notes (id, body) VALUES (?, ?)', [id, `note ${id}`]);
-
-describe('TransactionRunner on SQLite', () => {
+describe('GroupCommitTransactionRunner on SQLite', () => {
   let dir: string;
   let source: DataSource;
   let statements: string[];
-  let runner: TransactionRunner;
+  let runner: GroupCommitTransactionRunner;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'transaction-runner-'));
-    ({ source, statements } = await openDatabase(dir));
-    runner = new TransactionRunner(source);
+    ({ source, statements } = await openScratchSqlite(dir));
+    runner = new GroupCommitTransactionRunner(source);
   });
   afterEach(async () => {
     await runner.onApplicationShutdown();
@@ -329,105 +297,5 @@ describe('TransactionRunner on SQLite', () => {
     // The first group stopped after the slow unit; the other two committed together after it.
     expect(commits()).toBe(2);
     expect(await stored()).toEqual([1, 2, 3]);
-  });
-
-  describe('while several requests are in flight', () => {
-    const note = (id: number) => (manager: EntityManager) => insert(manager, id).then(() => id);
-    const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
-
-    it('waits a moment for the units of the others, and commits them together', async () => {
-      const leave = [runner.enterRequest(), runner.enterRequest(), runner.enterRequest()];
-      // Each request's unit comes a turn of the event loop after the one before (its body
-      // arriving): later than the group would start without waiting.
-      const first = runner.run(note(1));
-      await turn();
-      const second = runner.run(note(2));
-      await turn();
-      const third = runner.run(note(3));
-      expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
-      expect(commits()).toBe(1);
-      for (const done of leave) done();
-    });
-
-    it('waits only a moment for a request whose unit does not come', async () => {
-      const leaveA = runner.enterRequest();
-      const leaveB = runner.enterRequest();
-      // B is still uploading its body: A's unit commits after a moment (20 ms), not after B.
-      const started = performance.now();
-      expect(await runner.run(note(1))).toBe(1);
-      const waited = performance.now() - started;
-      expect(waited).toBeGreaterThanOrEqual(15);
-      expect(waited).toBeLessThan(1000);
-      expect(await stored()).toEqual([1]);
-      leaveA();
-      leaveB();
-    });
-
-    it('counts the clients answered a moment ago as in flight, until they are back', async () => {
-      // Four clients feeding a file, each on a connection of its own. A group of three was just
-      // answered; the fourth's request, sent while that group ran, is read only now.
-      const connections = [{}, {}, {}, {}];
-      for (const connection of connections.slice(0, 3)) runner.enterRequest(connection)();
-      runner.enterRequest(connections[3]);
-      const units = [runner.run(note(4))];
-      await turn();
-      // The answered three are back, a turn of the event loop apart: all four commit together.
-      for (const [i, connection] of connections.slice(0, 3).entries()) {
-        runner.enterRequest(connection);
-        units.push(runner.run(note(i + 1)));
-        await turn();
-      }
-      expect(await Promise.all(units)).toEqual([4, 1, 2, 3]);
-      expect(commits()).toBe(1);
-    });
-
-    it('does not wait for a client answered a moment ago whose connection closed', async () => {
-      const [gone, next] = [{}, {}];
-      runner.enterRequest(gone)();
-      runner.clientGone(gone);
-      runner.enterRequest(next);
-      const unit = runner.run(note(1));
-      // Not waited for: only one client may be sending.
-      await after(4);
-      const straggler = runner.run(note(2));
-      expect(await Promise.all([unit, straggler])).toEqual([1, 2]);
-      expect(commits()).toBe(2);
-    });
-
-    it('expects no more clients than came, for a while, once a wait for them ran out', async () => {
-      // Three clients answered whose next requests go on other connections (fetch's pool may
-      // send them so): they look like clients still to come, and the wait for them runs out.
-      for (const connection of [{}, {}, {}]) runner.enterRequest(connection)();
-      const leave = runner.enterRequest({});
-      const started = performance.now();
-      expect(await runner.run(note(1))).toBe(1);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(15);
-      leave();
-      // The same again: this time the group does not wait for them.
-      for (const connection of [{}, {}, {}]) runner.enterRequest(connection)();
-      runner.enterRequest({});
-      const unit = runner.run(note(2));
-      await after(4);
-      const straggler = runner.run(note(3));
-      expect(await Promise.all([unit, straggler])).toEqual([2, 3]);
-      expect(commits()).toBe(3);
-    });
-
-    it('does not wait when requests come one at a time', async () => {
-      // One client, sending its next request on the same connection once answered.
-      const connection = {};
-      for (const id of [1, 2]) {
-        const leave = runner.enterRequest(connection);
-        const unit = runner.run(note(id));
-        // A unit queued a little later is not waited for: no other request was in flight.
-        await after(4);
-        const straggler = runner.run(note(id + 10));
-        expect(await Promise.all([unit, straggler])).toEqual([id, id + 10]);
-        leave();
-      }
-      expect(commits()).toBe(4);
-      expect(await stored()).toEqual([1, 2, 11, 12]);
-    });
   });
 });

@@ -6,8 +6,7 @@ export class Dashboard1763800000000 implements MigrationInterface {
   name = 'Dashboard1763800000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const table =
-      dialectOf(queryRunner.connection) === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
+    const table = dialectOf(queryRunner.connection).tableOptions;
     for (const statement of [
       `CREATE TABLE admins (
         id VARCHAR(36) NOT NULL PRIMARY KEY,

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import type { WriteLoadHint } from '../../storage/transactions/write-load';
+
+/** Units of work one group commit takes at most (the storage's own limit is the same). */
+const MAX_CLIENTS = 16;
+/**
+ * How long a client whose request was answered counts as in flight still, on a connection kept
+ * open, unless its next request comes first. A group's requests are answered together after its
+ * commit, and a request sent meanwhile is read only after those answers went out: counting only
+ * requests between their headers and their answer, four clients feeding a file looked like three.
+ */
+const RETURN_MS = 20;
+/** How long a peak of requests in flight is remembered: between one and two of these. */
+const PEAK_WINDOW_MS = 1_000;
+
+/**
+ * Counts the ingest requests in flight, and the clients likely to send the next ones, for the
+ * write path's group commit (see WriteLoadHint): clients that send their next request once
+ * answered otherwise form groups of about half of them. A commit writes every page the group
+ * dirtied, so a group of four 1,000-record requests costs little more to commit than one of two.
+ */
+@Injectable()
+export class IngestLoad implements WriteLoadHint {
+  private inFlight = 0;
+  /** Clients answered lately that may be back (see RETURN_MS), by when, oldest first. */
+  private readonly returning = new Map<object, number>();
+  private peak = { now: 0, before: 0, windowStart: 0 };
+  /**
+   * After a wait for company ran out: the units that had come, taken as the number of clients for
+   * a PEAK_WINDOW_MS. A client may send its next request on another of its connections (fetch's
+   * pool does), and the one it left then counts as a client still to come.
+   */
+  private ceiling = { clients: MAX_CLIENTS, until: 0 };
+
+  /**
+   * A request is in flight, from its headers to its answer: call the answer when it ends.
+   * `client` is the request's connection, if it may carry the client's next request: the client
+   * then counts as in flight for RETURN_MS after the answer, or until clientGone.
+   */
+  enterRequest(client?: object): () => void {
+    if (client) this.returning.delete(client);
+    this.inFlight++;
+    this.expectedUnits();
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.inFlight--;
+      if (!client) return;
+      // Deleted first: set() would keep the place of a client that is still in the map.
+      this.returning.delete(client);
+      this.returning.set(client, performance.now());
+    };
+  }
+
+  /** The client's connection closed: no request of it is coming on it. */
+  clientGone(client: object): void {
+    this.returning.delete(client);
+  }
+
+  /** Requests in flight now. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * The most requests in flight at once, recently (in this window or the one before), counting
+   * the clients answered in the last RETURN_MS that are not back yet.
+   */
+  expectedUnits(): number {
+    const now = performance.now();
+    // In the order they were answered: a client is deleted when it comes back.
+    for (const [client, answeredAt] of this.returning) {
+      if (now - answeredAt <= RETURN_MS) break;
+      this.returning.delete(client);
+    }
+    if (now - this.peak.windowStart >= PEAK_WINDOW_MS) {
+      // Two windows late: no request entered in the one that just ended, so it leaves no peak.
+      const idle = now - this.peak.windowStart >= 2 * PEAK_WINDOW_MS;
+      this.peak = { now: 0, before: idle ? 0 : this.peak.now, windowStart: now };
+    }
+    this.peak.now = Math.max(this.peak.now, this.inFlight + this.returning.size);
+    const peak = Math.max(this.peak.now, this.peak.before);
+    // The ceiling lowers the guess, never the requests seen in flight now.
+    if (now >= this.ceiling.until) return peak;
+    return Math.max(this.inFlight, Math.min(peak, this.ceiling.clients));
+  }
+
+  waitedInVain(unitsCame: number): void {
+    this.ceiling = {
+      clients: Math.max(1, unitsCame),
+      until: performance.now() + PEAK_WINDOW_MS,
+    };
+  }
+}

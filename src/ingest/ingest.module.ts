@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { LeaderboardsModule } from '../leaderboards/leaderboards.module';
+import { ProfilesModule } from '../profiles/profiles.module';
+import { QuestsModule } from '../quests/quests.module';
+import { SpacesModule } from '../spaces/spaces.module';
+import { StorageModule } from '../storage/storage.module';
+import { IngestController } from './ingest.controller';
+import { IngestService } from './ingest.service';
+
+@Module({
+  imports: [
+    AuthModule,
+    SpacesModule,
+    ProfilesModule,
+    QuestsModule,
+    LeaderboardsModule,
+    StorageModule,
+  ],
+  controllers: [IngestController],
+  providers: [IngestService],
+  exports: [IngestService],
+})
+export class IngestModule {}

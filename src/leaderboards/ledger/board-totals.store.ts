@@ -1,0 +1,48 @@
+import type { EntityManager } from 'typeorm';
+import type { EntryState } from '../changes/board-change-log';
+import type { BoardRef } from '../ranking/ranking';
+
+/** A batch's change to one entry of a board: adds `delta`; reachedAt becomes at least `reachedAt`. */
+export interface EntryDelta {
+  addressKey: string;
+  delta: number;
+  reachedAt: number;
+}
+
+/**
+ * Where the points totals of the boards (board_entries) are kept and read by the write path. One
+ * implementation is chosen at start: writes straight into board_entries where writers run at once,
+ * or a backlog that folds them in later where one writer holds the database (SQLite).
+ */
+export abstract class BoardTotalsStore {
+  /**
+   * Adds each change (all of one board, in address order) to its total, creating the entry, and
+   * answers the entries as they now stand, in the order of `changes`. `asReset`: the batch rewrites
+   * much of the board, and will announce it as a reset rather than entry by entry.
+   */
+  abstract add(
+    manager: EntityManager,
+    board: BoardRef,
+    changes: readonly EntryDelta[],
+    asReset: boolean,
+  ): Promise<EntryState[]>;
+
+  /**
+   * The stored totals of these addresses on one board, locked for the transaction where writers
+   * lock rows; an address with no entry is absent.
+   */
+  abstract totals(
+    manager: EntityManager,
+    board: BoardRef,
+    addressKeys: readonly string[],
+  ): Promise<Map<string, number>>;
+
+  /** The board is about to be rebuilt from the ledger inside this transaction. */
+  abstract forget(manager: EntityManager, board: BoardRef): void;
+
+  /** Resolves once board_entries holds every change of the board committed before the call. */
+  abstract settle(board: BoardRef): Promise<void>;
+
+  /** {@link settle} for every board (a command-line process, before it exits). */
+  abstract settleAll(): Promise<void>;
+}

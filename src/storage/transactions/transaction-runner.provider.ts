@@ -1,0 +1,17 @@
+import type { Provider } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { dialectOf } from '../dialect/sql-dialect';
+import { GroupCommitTransactionRunner } from '../sqlite/group-commit-transaction-runner';
+import { PooledTransactionRunner } from './pooled-transaction-runner';
+import { TransactionRunner } from './transaction-runner';
+
+/** The runner that fits the module's database, chosen once when the module starts. */
+export const transactionRunnerProvider: Provider<TransactionRunner> = {
+  provide: TransactionRunner,
+  useFactory: (dataSource: DataSource): TransactionRunner =>
+    dialectOf(dataSource).kind === 'sqlite'
+      ? new GroupCommitTransactionRunner(dataSource)
+      : new PooledTransactionRunner(dataSource),
+  inject: [getDataSourceToken()],
+};
