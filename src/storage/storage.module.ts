@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SQL_DIALECT, sqlDialectProvider } from './dialect/sql-dialect.provider';
 import { TransactionRunner } from './transactions/transaction-runner';
-import { transactionRunnerProvider } from './transactions/transaction-runner.provider';
+import { transactionRunnerProvider } from './transaction-runner.provider';
 
 /** What every feature writes and reads through: the SQL dialect and the transaction runner. */
 @Module({

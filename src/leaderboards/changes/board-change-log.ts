@@ -1,11 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import { insertRows } from '../../storage/sqlite/sqlite-native';
+import { insertRows } from '../../storage/insert-rows';
 import type { BoardRef, RankKey } from '../ranking/ranking';
 
 const COLUMNS = ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at', 'created_at'];
 
-/** SQLite: change rows per INSERT (an AUTOINCREMENT table; see insertRows). */
-const SQLITE_ROWS_PER_STATEMENT = 64;
+/** Change rows per native INSERT (an AUTOINCREMENT table; see insertRows). */
+const NATIVE_ROWS_PER_STATEMENT = 64;
 
 /** An entry as a transaction left it: its board, address, total and reachedAt. */
 export interface EntryState extends RankKey {
@@ -29,7 +29,7 @@ export async function appendEntryChanges(
     COLUMNS,
     entries,
     (e) => [e.spaceId, e.sprintId, e.addressKey, e.points, e.reachedAt, now],
-    SQLITE_ROWS_PER_STATEMENT,
+    NATIVE_ROWS_PER_STATEMENT,
   );
 }
 

@@ -8,7 +8,7 @@ import type { SprintEntity } from '../../spaces/sprint.entity';
 import { SpacesService } from '../../spaces/spaces.service';
 import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
-import { insertRows } from '../../storage/sqlite/sqlite-native';
+import { insertRows } from '../../storage/insert-rows';
 import { BoardTotalsStore } from './board-totals.store';
 import {
   announceAsReset,

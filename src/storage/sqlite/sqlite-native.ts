@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { chunk, dialectOf, insertSql } from '../dialect/sql-dialect';
+import { dialectOf } from '../dialect/sql-dialect';
 
 /** The part of a better-sqlite3 prepared statement the service uses. */
 export interface NativeStatement {
@@ -50,46 +50,4 @@ export function nativeSqlite(source: EntityManager | DataSource): PrepareNative 
     }
     return statement;
   };
-}
-
-/** Rows per multi-row INSERT on MySQL/MariaDB (well under their placeholder limit). */
-const ROWS_PER_INSERT = 500;
-
-/**
- * Inserts rows in the manager's transaction, in the order given: on SQLite on prepared statements
- * (see nativeSqlite) of `sqliteRowsPerStatement` rows, the remainder one by one; elsewhere
- * ROWS_PER_INSERT rows to a statement. On SQLite, one row a statement is the faster for a
- * WITHOUT ROWID table with an index (the ledger: 3.0-3.8 us a row, against 4.0-4.6 in statements
- * of 50), and several rows for an AUTOINCREMENT table, which updates sqlite_sequence once a
- * statement (board_changes: 0.9-1.0 us a row in statements of 64, against 2.3-3.0 one by one).
- * Keep rows times columns under SQLite's limit of 32,766 parameters a statement.
- */
-export async function insertRows<T>(
-  manager: EntityManager,
-  table: string,
-  columns: readonly string[],
-  rows: readonly T[],
-  valuesOf: (row: T) => unknown[],
-  sqliteRowsPerStatement = 1,
-): Promise<void> {
-  const native = nativeSqlite(manager);
-  if (native) {
-    let at = 0;
-    if (sqliteRowsPerStatement > 1 && rows.length >= sqliteRowsPerStatement) {
-      const insertMany = native(insertSql(table, columns, sqliteRowsPerStatement));
-      const values: unknown[] = [];
-      for (; at + sqliteRowsPerStatement <= rows.length; at += sqliteRowsPerStatement) {
-        values.length = 0;
-        for (let i = at; i < at + sqliteRowsPerStatement; i++)
-          for (const value of valuesOf(rows[i])) values.push(value);
-        insertMany.run(...values);
-      }
-    }
-    const insert = native(insertSql(table, columns, 1));
-    for (; at < rows.length; at++) insert.run(...valuesOf(rows[at]));
-    return;
-  }
-  for (const part of chunk(rows, ROWS_PER_INSERT)) {
-    await manager.query(insertSql(table, columns, part.length), part.flatMap(valuesOf));
-  }
 }

@@ -1,10 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { dialectOf } from '../dialect/sql-dialect';
-import { GroupCommitTransactionRunner } from '../sqlite/group-commit-transaction-runner';
-import { PooledTransactionRunner } from './pooled-transaction-runner';
-import { TransactionRunner } from './transaction-runner';
+import { dialectOf } from './dialect/sql-dialect';
+import { GroupCommitTransactionRunner } from './sqlite/group-commit-transaction-runner';
+import { PooledTransactionRunner } from './transactions/pooled-transaction-runner';
+import { TransactionRunner } from './transactions/transaction-runner';
 
 /** The runner that fits the module's database, chosen once when the module starts. */
 export const transactionRunnerProvider: Provider<TransactionRunner> = {
