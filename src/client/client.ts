@@ -14,7 +14,7 @@ import type {
 } from './schema-types.generated';
 
 /*
- * A client for API consumers that carries the paging etiquette of SPEC.md sections 4 and 8:
+ * A client for API consumers that carries the etiquette of docs/api.md (Paging, Client etiquette):
  * cursors until hasNextPage is false, 200-500 ms between pages, boards cached 30-60 s, searches
  * bounded to 100 pages (20 for interactive use), 429 retried after Retry-After, one restart on
  * Invalid cursor, and a stop on a repeated cursor. No NestJS or TypeORM in here.

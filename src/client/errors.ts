@@ -1,4 +1,4 @@
-/** Codes the client adds to the server's (PRODUCT.md section 1). */
+/** Codes the client adds to the server's (docs/api.md, Errors). */
 export type ClientErrorCode =
   'NETWORK_ERROR' | 'ABORTED' | 'REPEATED_CURSOR' | 'MISSING_CURSOR' | 'BAD_RESPONSE';
 

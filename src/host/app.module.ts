@@ -73,10 +73,8 @@ export class AppModule {
           formatError: formatLoyaltyError,
           plugins: [
             new QueryLimitsPlugin(config.limits),
-            // Apollo installs its cache-control plugin by default; it computes cache hints (we
-            // set none) through willResolveField, which makes Apollo wrap every field of the
-            // schema: about a third of the fixed-page floor's throughput. No plugin here may use
-            // willResolveField (see the schema spec).
+            // Apollo's default cache-control plugin (we set no hints) uses willResolveField, which
+            // wraps every field of every request. No plugin here may use it (see the schema spec).
             ApolloServerPluginCacheControlDisabled(),
             new ErrorEnvelopePlugin(),
             config.graphqlIde

@@ -72,16 +72,11 @@ export class IngestService {
   }
 
   /**
-   * For imports: applies a batch of points records as `ways` transactions at once, each over its
-   * own range of addresses, so that a MySQL/MariaDB server works on one while this process
-   * prepares the other's statements. Each part is all-or-nothing, the batch as a whole is not,
-   * which an import can afford (its re-run is safe) and a request cannot.
-   *
-   * Records of one address stay in one part, in their order. A key sent twice with different
-   * addresses may land in two parts: one is accepted and the other refused as a conflict, as in
-   * one transaction, but which one is then not decided by their order. Anything but points
-   * records, and a single writer (SQLite), take the single transaction of applyRecords.
-   * When some parts fail and others commit, BatchPartlyApplied says what the committed ones did.
+   * For imports: applies points records as `ways` concurrent transactions, one per address range,
+   * so MySQL/MariaDB works on one while this process prepares another. Each part is all-or-nothing,
+   * the batch is not (BatchPartlyApplied says what committed): fine for an import, which re-runs.
+   * A key sent with two addresses may land in two parts; which one wins is then not by order.
+   * Other record types, and a single writer (SQLite), take applyRecords' one transaction.
    */
   async applyRecordsInParts(
     records: readonly IngestRecord[],

@@ -14,9 +14,9 @@ export interface LoyaltyModuleOptions {
 
 export interface RankIndexOptions {
   /**
-   * Entries held in memory across all indexed boards (about 55 bytes each); the least recently
-   * used boards are dropped past it, and a board larger than it is served from SQL. 0 turns the
-   * indexes off: every page is read with SQL. Default 5,000,000.
+   * Entries held in memory across all indexed boards (cost: docs/operations.md, Memory); the least
+   * recently used boards are dropped past it, and a board larger than it is served from SQL. 0
+   * turns the indexes off: every page is read with SQL. Default 5,000,000.
    */
   maxEntries?: number;
   /** How often board_changes is read for writes made by any instance (default 100 ms). */

@@ -1,7 +1,7 @@
 import { QUEST_STATUSES, QuestStatus } from './quest-status.enum';
 
 /*
- * The records of PRODUCT.md section 3, one JSON object each. Optional fields are tracked by
+ * The records of docs/api.md, Ingestion, one JSON object each. Optional fields are tracked by
  * presence: `undefined` = left out (keep the stored value), `null` = clear it.
  *
  * A quest's own type travels as `questType`, since `type` names the record kind.
@@ -108,7 +108,7 @@ export function parseIsoTime(value: string): number | null {
 
 /**
  * Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's
- * days_from_civil): arithmetic only, where a Date object cost a third of a points record's parse.
+ * days_from_civil): arithmetic only, no Date object on the parse path.
  */
 function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;

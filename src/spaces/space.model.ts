@@ -2,7 +2,7 @@ import { Field, ObjectType } from '@nestjs/graphql';
 
 @ObjectType('Space')
 export class Space {
-  /** SPEC.md types the output id as String! while `space(id:)` takes an Int!. */
+  /** docs/api.md (Schema) types the output id as String! while `space(id:)` takes an Int!. */
   @Field(() => String, { description: 'Unique identifier of the space' })
   id!: string;
 

@@ -6,12 +6,9 @@ import { nativeSqlite } from './sqlite/sqlite-native';
 const ROWS_PER_INSERT = 500;
 
 /**
- * Inserts rows in the manager's transaction, in the order given: on SQLite on prepared statements
- * (see nativeSqlite) of `nativeRowsPerStatement` rows, the remainder one by one; elsewhere
- * ROWS_PER_INSERT rows to a statement. On SQLite, one row a statement is the faster for a
- * WITHOUT ROWID table with an index (the ledger: 3.0-3.8 us a row, against 4.0-4.6 in statements
- * of 50), and several rows for an AUTOINCREMENT table, which updates sqlite_sequence once a
- * statement (board_changes: 0.9-1.0 us a row in statements of 64, against 2.3-3.0 one by one).
+ * Inserts rows in the manager's transaction, in order: on SQLite, prepared statements of
+ * `nativeRowsPerStatement` rows (several pay off only for AUTOINCREMENT tables, which update
+ * sqlite_sequence once a statement), the rest one by one; elsewhere ROWS_PER_INSERT a statement.
  * Keep rows times columns under SQLite's limit of 32,766 parameters a statement.
  */
 export async function insertRows<T>(

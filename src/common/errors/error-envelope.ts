@@ -1,7 +1,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { ERROR_DEFINITIONS, ErrorCategory, ErrorCode, isErrorCode } from './error-code';
 
-/** The `extensions` every error carries (PRODUCT.md section 1, Errors). */
+/** The `extensions` every error carries (docs/api.md, Errors). */
 export interface ErrorEnvelopeExtensions {
   code: string;
   category: ErrorCategory;

@@ -2,7 +2,7 @@ import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server'
 import type { GraphQLFormattedError } from 'graphql';
 import { requestIdOf, requestOfContext } from './request-of';
 
-/** Statuses an error may impose on the whole HTTP response (PRODUCT.md section 1, Errors). */
+/** Statuses an error may impose on the whole HTTP response (docs/api.md, Errors). */
 const RESPONSE_STATUSES = new Set([400, 401, 403, 429, 503]);
 
 /**

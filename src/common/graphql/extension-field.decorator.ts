@@ -4,8 +4,8 @@ import { Extensions } from '@nestjs/graphql';
 export const PRODUCT_EXTENSION = 'loyaltyProductExtension';
 
 /**
- * Marks a field as one of PRODUCT.md's additions beyond SPEC.md, so that strict mode can hide it
- * and leave exactly the specified schema.
+ * Marks a field as an extension beyond the base contract (docs/api.md, Extensions and strict mode),
+ * so that strict mode can hide it and leave exactly the base schema.
  */
 export const ExtensionField = (): MethodDecorator & PropertyDecorator =>
   Extensions({ [PRODUCT_EXTENSION]: true });

@@ -7,7 +7,7 @@ import { classifyFailure } from '../../storage/failure-classifier';
 const logger = new Logger('GraphQL');
 
 /**
- * Apollo `formatError` hook: every error leaves in the envelope of PRODUCT.md. An unexpected error
+ * Apollo `formatError` hook: every error leaves in the envelope of docs/api.md. An unexpected error
  * is logged here in full; the client sees only what it can act on: the database is unavailable
  * (503), the request ran past its deadline (503), or "Internal server error".
  */

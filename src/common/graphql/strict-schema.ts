@@ -4,7 +4,8 @@ import { PRODUCT_EXTENSION } from './extension-field.decorator';
 
 /**
  * Strict mode: removes every field marked with {@link ExtensionField} and the types only they
- * used, leaving exactly the schema of SPEC.md. Pass it as `transformSchema` of the GraphQL module.
+ * used, leaving exactly the base schema of docs/api.md. Pass it as the GraphQL module's
+ * `transformSchema`.
  */
 export function stripProductExtensions(schema: GraphQLSchema): GraphQLSchema {
   const stripped = mapSchema(schema, {

@@ -12,7 +12,7 @@ export interface AppConfig {
   host: string;
   databaseUrl: string;
   database: DatabaseConfig;
-  /** Hide PRODUCT.md's extensions, leaving exactly the schema of SPEC.md. */
+  /** Hide the extensions, leaving exactly the base schema (docs/api.md, strict mode). */
   strictMode: boolean;
   introspection: boolean;
   /** Signs cursors; when absent a secret is generated once and kept in the database. */

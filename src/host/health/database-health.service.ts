@@ -26,12 +26,9 @@ const STALLED_MS = 100;
 const MAX_RESTARTS = 3;
 
 /**
- * Knows whether the database answers. A probe runs every second (four times a second while the
- * database is down); while it is down, requests are refused at once with 503 instead of each
+ * Knows whether the database answers, from a periodic probe (DatabaseProbe, which never queues
+ * behind busy pooled connections): while it is down, requests get 503 at once instead of each
  * waiting for a connection attempt, and the service recovers by itself when the probe succeeds.
- *
- * The probe itself is the storage's (see DatabaseProbe): it never queues behind busy pooled
- * connections, and it gives pooled connections the request deadline as a statement timeout.
  */
 @Injectable()
 export class DatabaseHealth implements OnApplicationBootstrap, OnApplicationShutdown {

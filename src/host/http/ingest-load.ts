@@ -5,10 +5,8 @@ import type { WriteLoadHint } from '../../storage/transactions/write-load';
 /** Units of work one group commit takes at most (the storage's own limit is the same). */
 const MAX_CLIENTS = 16;
 /**
- * How long a client whose request was answered counts as in flight still, on a connection kept
- * open, unless its next request comes first. A group's requests are answered together after its
- * commit, and a request sent meanwhile is read only after those answers went out: counting only
- * requests between their headers and their answer, four clients feeding a file looked like three.
+ * How long an answered client on a kept-open connection still counts as in flight: its next
+ * request is read only after its group's answers went out, and would otherwise be missed.
  */
 const RETURN_MS = 20;
 /** How long a peak of requests in flight is remembered: between one and two of these. */
@@ -16,9 +14,8 @@ const PEAK_WINDOW_MS = 1_000;
 
 /**
  * Counts the ingest requests in flight, and the clients likely to send the next ones, for the
- * write path's group commit (see WriteLoadHint): clients that send their next request once
- * answered otherwise form groups of about half of them. A commit writes every page the group
- * dirtied, so a group of four 1,000-record requests costs little more to commit than one of two.
+ * write path's group commit (see WriteLoadHint): without the latter, clients that wait for their
+ * answer would form groups of half of them, and a larger group costs little more to commit.
  */
 @Injectable()
 export class IngestLoad implements WriteLoadHint {

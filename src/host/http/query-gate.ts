@@ -87,21 +87,11 @@ function isIdePageRequest(request: FastifyRequest): boolean {
 }
 
 /**
- * Everything a request to `options.path` (/query, /ingest) must pass before it is read, once per
- * HTTP request however many fields or aliases it holds:
- *
- * 1. refused with 503 at once while shutting down or while the database is known to be down;
- * 2. no token or a malformed one: the client address's budget is spent (429 when spent, else
- *    401). An address over its budget is refused before any token lookup, so tokens cannot be
- *    guessed at speed. Valid tokens never spend it, and tokens this instance saw valid in the last
- *    10 minutes are still looked up while the address is blocked: sharing an address with a
- *    guesser does not starve a real client;
- * 3. the token is checked (401; a failed lookup spends the address's budget as in 2);
- * 4. the token's own budget for this path's scope is spent (429 with Retry-After; RateLimit-*
- *    headers on every answer); then a token without the scope is refused (403
- *    INSUFFICIENT_SCOPE): it is a valid token, so it spends its own budget, never the address's;
- * 5. with `requestTimeoutMs`, a deadline starts: a request still running after it is answered
- *    with 503 REQUEST_TIMEOUT, and its remaining fields stop resolving (see DeadlineGuard).
+ * What a request to `options.path` (/query, /ingest) must pass before it is read, once per HTTP
+ * request: 503 while shutting down or the database is down; an address over its budget refused
+ * before any token lookup (unless the token was seen valid here lately), so tokens cannot be
+ * guessed at speed; the token (a bad one spends the address's budget); its own budget, then its
+ * scope; then the deadline. Order and reasons: docs/adr/0003-rate-limit-gate.md.
  */
 export function installQueryGate(
   fastify: FastifyInstance,

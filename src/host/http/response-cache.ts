@@ -43,16 +43,10 @@ interface Pending {
 const MAX_KEYED_BODY_BYTES = 65_536;
 
 /**
- * Serves repeated identical POSTs to `path` (what web pages showing the top of a board send) from
- * memory, skipping GraphQL execution. It sits after the query gate: every request still has its
- * token checked and spends its rate limit budget. Only 200 answers without errors are kept, and an
- * answer is never older than `maxAgeMs` nor from before a known change (see `version`).
- *
- * Keyed by the exact body bytes with the Content-Type and Accept headers, and by the token (see
- * `varyBy`): what the answer depends on once the gate let the request through. The body is read
- * in a route `preParsing` hook, so a hit skips body parsing too (Fastify's parser costs an
- * AsyncResource and JSON.parse per request); a miss hands the same bytes on to the parser. Must be installed before the route is
- * registered (Nest registers routes in `app.init()`).
+ * Answers repeated identical POSTs to `path` from memory, after the query gate (tokens still
+ * checked, budgets spent). Keyed by body bytes, Content-Type, Accept and token; read in
+ * `preParsing`, so a hit skips body parsing too. Only error-free 200s, never older than `maxAgeMs`
+ * nor a known change (`version`). Install before the route is registered (in `app.init()`).
  */
 export function installResponseCache(
   fastify: FastifyInstance,

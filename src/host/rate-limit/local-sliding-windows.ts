@@ -18,17 +18,9 @@ interface Window {
 
 /**
  * A sliding-window log per key in this process, answering as @nestjs/throttler's
- * ThrottlerStorageService does without a block duration (the only way we call it): a refused
- * request adds no hit, `timeToExpire` is the key's countdown, `timeToBlockExpire` the wait until
- * its oldest hit expires.
- *
- * That storage filters a key's whole log into a new array and spreads it into Math.min on every
- * call: per request, time and garbage in proportion to the limit (a limit of 1,000,000/1s held
- * thousands of hits). Here hits expire in the order they were added, so they are dropped from the
- * head of the log and the oldest is its first entry: constant work per request.
- *
- * Times are read from the monotonic clock: a wall clock stepped back (NTP, a VM resumed) would
- * otherwise hold every key's hits, and keep it blocked, for as long as the step.
+ * ThrottlerStorageService does without a block duration (our only use). That one filters a key's
+ * whole log on every call; here hits expire in insertion order and drop off the head, constant
+ * work per request. Monotonic time: a wall clock stepped back would hold every key's hits.
  */
 export class LocalSlidingWindows {
   private readonly windows = new Map<string, Window>();

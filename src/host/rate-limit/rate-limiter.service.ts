@@ -19,12 +19,9 @@ export interface RateLimitDecision {
 }
 
 /**
- * Counts requests against sliding windows in @nestjs/throttler's storage: shared through Redis
- * when configured, else in this process.
- *
- * Redis unreachable: each instance falls back to its own in-memory windows (fail open to local
- * limits, not to no limits), logs the outage once and its end once, and `degraded` says so for
- * the readiness check. Requests are never refused because Redis is down.
+ * Counts requests against sliding windows in @nestjs/throttler's storage, shared through Redis when
+ * configured. With Redis unreachable each instance falls back to its own windows (local limits,
+ * not none), logs the outage and its end once, and `degraded` says so; nothing is refused for it.
  */
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {

@@ -53,18 +53,10 @@ const FULL_COLUMNS =
   'seq, space_id AS spaceId, sprint_id AS sprintId, address_key AS addressKey, points, reached_at AS reachedAt';
 
 /**
- * Tails board_changes for this instance: every write any instance commits reaches the consumer
- * within one poll interval (100 ms by default) of its commit.
- *
- * Sequence numbers are handed out when a row is written, not when its transaction commits, so a
- * number below the highest one seen may still appear (MySQL/MariaDB with concurrent writers). The
- * feed remembers the numbers it has not seen as gaps and looks for them on every poll until they
- * appear or time out (GAP_TIMEOUT_MS: longer than any transaction of the service). Rows for one
- * entry are written under that entry's row lock, so an entry's changes commit in sequence order:
- * each poll reads new rows first, then the gaps, and applies both sorted by sequence number, so an
- * entry never goes back to an older state.
- *
- * Started on first use (a board being indexed); CLI processes that only write never poll.
+ * Tails board_changes for this instance, from first use; every commit reaches it within a poll.
+ * Sequence numbers are taken at write, not commit, so unseen numbers are kept as gaps and looked
+ * for until GAP_TIMEOUT_MS. An entry's rows are written under its row lock, so they commit in seq
+ * order; each poll applies new rows and found gaps sorted by seq, and no entry goes back in time.
  */
 @Injectable()
 export class BoardChangeFeed implements OnApplicationShutdown {

@@ -37,10 +37,9 @@ export async function appendEntryChanges(
 export const RESET_MIN_CHANGES = 1000;
 
 /**
- * Whether a batch that changes `changes` entries of a board holding `entries` is cheaper to
- * announce as a board reset (every index reloads the board, about 1 us an entry) than entry by
- * entry (a change row written, then read and applied by every instance: about 5 us an entry,
- * and the write is on the import's path). Bulk imports rewrite large parts of boards.
+ * Whether a batch changing `changes` of a board's `entries` is cheaper announced as a board reset
+ * (every index reloads the board) than entry by entry (a change row written, then read and applied
+ * by every instance); the factor 5 is their cost ratio per entry (docs/performance.md).
  */
 export function announceAsReset(changes: number, entries: number): boolean {
   return changes > RESET_MIN_CHANGES && changes * 5 > entries;

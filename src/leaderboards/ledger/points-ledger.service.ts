@@ -174,19 +174,10 @@ export class PointsLedgerService {
   }
 
   /**
-   * Applies new events in order and answers the keys it refused: an event that would take a total
-   * out of GraphQL's Int range, which would make the whole board unreadable.
-   *
-   * Optimistic: every event is added to the totals without a locking read (SQLite sums from the
-   * total its backlog holds or reads, see BoardBacklog; MySQL/MariaDB add in the statement), and
-   * the totals that result are checked; a running total that left the range throws
-   * TotalOutOfRange (see RangeCheck). No savepoint here: on SQLite one kept a copy of
-   * every page the batch touched, in memory (about 700 MB for a 50,000-record import batch;
-   * TransactionRunner sets none). Adding without a locking read also keeps MySQL writers off the
-   * gap locks of SELECT ... FOR UPDATE on addresses that have no row yet, where they deadlock.
-   *
-   * Careful: the totals are read first (locked on MySQL), and the events that would overflow are
-   * refused.
+   * Applies new events in order and answers the keys it refused (a total out of GraphQL's Int range
+   * would make the board unreadable). `optimistic` adds without a locking read (MySQL's gap locks
+   * of SELECT ... FOR UPDATE deadlock) and throws TotalOutOfRange after the fact, with no savepoint
+   * (SQLite's copies every page it touches); `careful` reads totals first and refuses overflows.
    */
   private async applyEvents(
     manager: EntityManager,
@@ -391,11 +382,8 @@ function* firstSpellings(
 /**
  * What events do to each (board, address) they touch: the sum of their points, its highest and
  * lowest running value on the way (for the range check), and the latest event time. Answered by
- * board, in one global lock order: boards by space and sprint, addresses by code unit. Writers
- * that lock rows in one order wait for each other instead of deadlocking.
- *
- * The batch's addresses are sorted once, and each address's events are taken in turn: each
- * board's changes then come out in address order, with no sort per board.
+ * board in one global lock order (boards by space and sprint, addresses by code unit), so writers
+ * wait for each other instead of deadlocking; addresses are sorted once, not per board.
  */
 function boardChangesOf(
   byAddress: ReadonlyMap<string, readonly LedgerEvent[]>,

@@ -28,7 +28,7 @@ function present(value: string | null | undefined): value is string {
 }
 
 /**
- * Turns the leaderboard arguments into a page request, with the edge rules of PRODUCT.md
+ * Turns the leaderboard arguments into a page request, with the edge rules of docs/api.md
  * (Paging). `decode` reads a cursor of this board, or returns null for anything else.
  */
 export function toPageRequest(

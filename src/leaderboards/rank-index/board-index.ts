@@ -16,21 +16,11 @@ const EMPTY = 0;
 const DELETED = -1;
 
 /**
- * One board's entries in rank order (points descending, reachedAt ascending, address ascending),
- * as an order-statistic structure in typed arrays:
- *
- * - entries live in slots: columns `points`, `reachedAt` (Float64Array) and the address, packed
- *   to 20 bytes when it is `0x` + 40 lower-case hex digits (anything else is kept as a string in
- *   `otherAddresses`);
- * - an open-addressing hash table (Int32Array) finds an address's slot;
- * - the rank order is a list of chunks (Int32Array of slots, at most CHUNK_MAX each) with a
- *   Fenwick tree over the chunk lengths: finding a key is a binary search over the chunks' last
- *   entries and then within one chunk, and its position is the Fenwick prefix of the chunks before
- *   it plus the position inside, so rank, select-by-rank, insert and delete cost O(log n) plus a
- *   move of at most CHUNK_MAX slots.
- *
- * About 50 bytes per entry for packed addresses. Not thread-safe, not persistent: the rank index
- * service loads it from the database and feeds it changes.
+ * One board's entries in rank order, in typed arrays: slots hold points, reachedAt and the address
+ * (packed to 20 bytes when `0x` + 40 lower-case hex digits, else in `otherAddresses`); a hash finds
+ * an address's slot; the order is chunks of at most CHUNK_MAX slots under a Fenwick tree of their
+ * lengths, so rank, select, insert and delete cost O(log n) plus a move within one chunk.
+ * Not thread-safe, not persistent: the rank index service loads it and feeds it changes.
  */
 export class BoardIndex {
   private capacity: number;

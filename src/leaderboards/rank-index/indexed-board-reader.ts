@@ -35,7 +35,7 @@ export class IndexedBoardReader extends BoardReader {
   }
 }
 
-/** A page with the same edges as the SQL reader's (PRODUCT.md, Paging). */
+/** A page with the same edges as the SQL reader's (docs/api.md, Paging). */
 export function pageOf(index: BoardIndex, request: PageRequest): BoardPage {
   const totalCount = index.size;
   if (request.kind === 'before') {

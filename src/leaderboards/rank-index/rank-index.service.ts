@@ -40,14 +40,10 @@ export interface RankIndexStats {
 }
 
 /**
- * The in-process rank indexes, one {@link BoardIndex} per board, loaded on first use and kept
- * fresh from board_changes (see {@link BoardChangeFeed}); every instance holds its own.
- *
- * - A board's index is built from the database in rank order while the reader answers from SQL;
- *   changes committed meanwhile are queued and applied once it is built, so it is exact.
- * - Writes by this instance are applied before the write's answer goes out (IngestService waits
- *   for {@link catchUp}); writes by other instances within one poll interval.
- * - Memory: at most `maxEntries` entries across boards; least recently used boards are dropped.
+ * This instance's rank indexes, one {@link BoardIndex} per board, loaded on first use (SQL answers
+ * meanwhile; changes committed during the load are queued, so it is exact) and kept fresh from
+ * {@link BoardChangeFeed}. Own writes are applied before their answer ({@link catchUp}); at most
+ * `maxEntries` entries, least recently used boards dropped.
  */
 @Injectable()
 export class RankIndexService implements BoardChangeConsumer, OnApplicationShutdown {

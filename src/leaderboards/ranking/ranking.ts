@@ -1,5 +1,5 @@
 /**
- * The position of an entry on a board (PRODUCT.md, Ranking): points descending, then the time the
+ * The position of an entry on a board (docs/api.md, Ranking): points descending, then the time the
  * address reached its current total ascending, then the lower-cased address ascending.
  */
 export interface RankKey {

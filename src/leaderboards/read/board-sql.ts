@@ -2,12 +2,9 @@ import type { SqlDialect } from '../../storage/dialect/sql-dialect';
 import type { BoardRef, RankKey } from '../ranking/ranking';
 
 /*
- * The SQL of the leaderboard read path, over the index
- * ix_board_entries_rank (space_id, sprint_id, points DESC, reached_at, address_key).
- * Kept apart from the reader so that a spec can EXPLAIN exactly what the service runs.
- *
- * Every rank-order read names the index: left to itself, MariaDB counts "points > ?" through the
- * primary key (the whole board) when the range looks large, and a page would then cost the board.
+ * The read path's SQL over ix_board_entries_rank, apart so that a spec can EXPLAIN what runs.
+ * Every rank-order read names the index: MariaDB may otherwise count "points > ?" through the
+ * primary key, the whole board.
  */
 
 export interface BoardSql {

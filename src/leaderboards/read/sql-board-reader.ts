@@ -16,16 +16,9 @@ interface EntryRow {
 }
 
 /**
- * Keyset paging in SQL over the index (space_id, sprint_id, points DESC, reached_at, address_key).
- * The "after key" predicate is written as a UNION ALL of three range scans, each an index range
- * that stops after `limit` rows: SQLite turns the equivalent OR into a scan, at any depth.
- *
- * Ranks are counted: rank = entries strictly ahead + 1, so a page far down the board costs a
- * count over the entries ahead of it (O(depth)). That is the known cost this seam exists to
- * remove. totalCount comes from the `boards` counter kept by the ledger, not from COUNT(*).
- *
- * Changes the totals store has not written to board_entries yet are settled before a board's rows
- * are read (BoardTotalsStore.settle).
+ * Keyset pages over the rank index; "after key" is a UNION ALL of three index ranges, since SQLite
+ * scans the equivalent OR. Ranks count the entries ahead (O(depth), what the rank indexes avoid);
+ * totalCount is the `boards` counter. Unwritten totals are settled first (BoardTotalsStore.settle).
  */
 @Injectable()
 export class SqlBoardReader extends BoardReader {

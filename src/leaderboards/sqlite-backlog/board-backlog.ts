@@ -61,15 +61,14 @@ export interface BacklogLimits {
   maxAgeMs: number;
   /**
    * Entries a fold writes at most, at a transaction's start or while idle (a reader's fold writes
-   * all): the transaction holds the write lock meanwhile, about 6 us an entry.
+   * all): the transaction holds the write lock meanwhile.
    */
   maxFold: number;
 }
 
 /**
- * About 150 bytes an entry with 42-character addresses (the measure of the cache it replaces), so
- * about 90 MB when full: enough to hold the boards of 100,000 addresses, each on the all-time
- * board and a sprint, dirty at once.
+ * Enough to hold the boards of 100,000 addresses, each on the all-time board and a sprint, dirty
+ * at once; the memory this costs is in docs/adr/0002-sqlite-backlog.md.
  */
 export const DEFAULT_BACKLOG_LIMITS: BacklogLimits = {
   maxDirty: 400_000,
@@ -79,33 +78,11 @@ export const DEFAULT_BACKLOG_LIMITS: BacklogLimits = {
 };
 
 /**
- * SQLite: the board totals whose latest state is in board_changes but not yet in board_entries,
- * for one writer connection; and a cache of totals known to be stored.
- *
- * Why: every write appends each entry it changes to board_changes (the rank indexes' feed), in its
- * transaction. Writing board_entries as well, at once, changed entries on most pages of the board's
- * table and rank index in every commit of a thousand-record request, and SQLite writes each page a
- * commit dirtied whole, into the WAL: about half the server's time. So a write of a few entries of
- * a board (POST /ingest-sized, see PointsLedgerService) leaves them in board_changes only, and
- * marks the board (boards.unfolded_since). They are folded into board_entries later, a board's
- * in address order, maxFold at a time: when too many are dirty, when one waited too long, when
- * the writer is idle; and all of a board's whenever a reader is about to read its rows
- * (BoardBacklogService.settle). A commit then writes the
- * ledger's and the change log's new rows, which lie together, and a fold writes each page once for
- * all the changes it gathered.
- *
- * What it rests on:
- * - Every write of board_entries by anyone appends to board_changes in its transaction (a changed
- *   entry's state, or a reset row for a board rewritten whole), except a fold, which writes states
- *   that board_changes already holds and counts itself in service_settings ('board_folds'). So
- *   when board_changes' highest seq and the fold count are what this backlog saw at its last
- *   commit, nobody else has written boards since, and what it holds is exact. When they are not
- *   (another process wrote or folded), or after a rollback, the backlog is read again from the
- *   database: the latest change of each entry since its board's unfolded_since, where a reset row
- *   drops what came before it on that board (it is written after the board was folded or rebuilt).
- * - A transaction's changes are applied here once it commits; a rollback drops everything, and the
- *   next transaction reads the backlog from the database.
- * - Only transactions of TransactionRunner use it (it is told of their begin, commit and rollback).
+ * SQLite: board totals whose latest state is in board_changes but not yet in board_entries (folded
+ * later, many at a time: docs/adr/0002-sqlite-backlog.md), and a cache of totals known stored.
+ * Exact while board_changes' highest seq and the fold count ('board_folds') are those of its last
+ * commit, since every other write of board_entries appends to board_changes; otherwise, or after
+ * a rollback, it is read again from the database. Only TransactionRunner's transactions use it.
  */
 export class BoardBacklog {
   private readonly parts = new Map<string, BoardPart>();

@@ -43,13 +43,9 @@ export function buildDataSourceOptions(
       database: database.file,
       // WAL lets readers go on while the writer writes; NORMAL is durable at each checkpoint.
       prepareDatabase: (db: { pragma(sql: string, options?: { simple: boolean }): unknown }) => {
-        // 16 KiB pages for a new database (SQLite's default is 4 KiB); a database that has
-        // pages already keeps their size. A commit of a thousand-record ingest rewrites most of
-        // the boards' pages whatever their size (its entries lie all over both board indexes),
-        // and fewer, larger pages cost less to write and to search. Measured: POST /ingest of
-        // 1,000-record batches about 8% faster, with a quarter less kernel time; single-record
-        // requests about 12% slower (README, "Cost of a request"). Set before journal_mode, which
-        // writes the first page.
+        // Larger pages for a new database (an existing one keeps its size): an ingest commit
+        // rewrites most board pages anyway, and fewer, larger ones cost less (docs/performance.md).
+        // Set before journal_mode, which writes the first page.
         db.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
@@ -57,16 +53,12 @@ export function buildDataSourceOptions(
         // 64 MiB of page cache (the default is 2 MiB): bulk writes touch pages all over the
         // ledger's and the boards' indexes.
         db.pragma('cache_size = -65536');
-        // Statement journals (an upsert inside a transaction keeps one, to undo just that
-        // statement) in memory: on disk they were a million small writes per million records.
-        // Other temporary files too: a sort larger than the cache (a sprint rebuilt over millions
-        // of events) is held in memory, about 75 MB per million rows sorted.
+        // Statement journals (one per upsert inside a transaction) in memory, not a small file
+        // write each; other temporary files too (a large sort's cost: docs/operations.md, Memory).
         db.pragma('temp_store = MEMORY');
-        // Checkpoint once the WAL holds 64 MiB, not SQLite's 4 MiB: a write of a thousand records
-        // dirties thousands of pages all over the boards' indexes, so the default checkpointed
-        // (writing every page again, with an fsync) after nearly every commit. A page rewritten
-        // by several commits is now copied once. The file is cut back to that size afterwards.
-        // SQLite counts the interval in pages, of whatever size this database has.
+        // Checkpoint at 64 MiB, not SQLite's 4 MiB: one ingest commit dirties thousands of pages,
+        // so the default checkpointed after nearly every commit. The interval is counted in pages;
+        // the WAL file is cut back to that size after a checkpoint.
         const pageSize = Number(db.pragma('page_size', { simple: true }));
         db.pragma(`wal_autocheckpoint = ${Math.floor(WAL_CHECKPOINT_BYTES / pageSize)}`);
         db.pragma(`journal_size_limit = ${WAL_CHECKPOINT_BYTES}`);

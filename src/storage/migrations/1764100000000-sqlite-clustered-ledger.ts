@@ -30,15 +30,9 @@ const TABLES = {
 };
 
 /**
- * SQLite only: points_events and board_entries become WITHOUT ROWID tables, stored in their
- * primary key's B-tree. A rowid table keeps the row in one B-tree and its primary key in
- * another, so every ledger insert and every board upsert wrote both. Measured on a
- * 1,000,000-record import (the CLI, alternating runs): about 22% less time. MySQL/MariaDB
- * (InnoDB) already store rows this way: nothing to do there.
- *
- * The tables are copied, in key order, within the migration's transaction (run it in one: a
- * failure between the DROP and the RENAME would otherwise leave `*_rebuilt` tables). The
- * secondary index on points_events now holds event_key where it held the rowid: it is larger.
+ * SQLite only: points_events and board_entries become WITHOUT ROWID tables, so an insert or upsert
+ * writes one B-tree, not two (InnoDB already works this way). The tables are copied in key order;
+ * run it in a transaction, or a failure between DROP and RENAME leaves `*_rebuilt` tables.
  */
 export class SqliteClusteredLedger1764100000000 implements MigrationInterface {
   name = 'SqliteClusteredLedger1764100000000';

@@ -2,20 +2,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dialectOf } from '../dialect/sql-dialect';
 
 /**
- * SQLite only: the ledger's time index keys events by (space, day) instead of (space, exact time).
- * It serves one query, a sprint board's rebuild from the events in its window (PointsLedgerService
- * .rebuildSprintBoard), which reads whole days and filters the exact window.
- *
- * Why: on a WITHOUT ROWID table an index entry ends with the primary key, so entries of one day
- * lie in key order. Senders' keys mostly grow (counters, time-ordered ids), so each commit appends
- * near the end of each day it touches. Keyed by exact time, events that arrive out of time order
- * (a backfill, a shuffled export) landed all over the index, and every commit rewrote a page per
- * event: at 1,000,000 events over four weeks in random order, about a third of the pages an
- * ingest commit wrote. bench/ingest.js (1,000,000 records, four weeks in random order), before
- * and after: `import` 50,600 and 61,600 records/s, POST /ingest 20,800 and 26,700.
- *
- * MySQL/MariaDB keep (space_id, occurred_at): they meet their targets with it, and a day index
- * was not measured there.
+ * SQLite only: the ledger's time index keys events by (space, day), for sprint rebuilds, which read
+ * whole days. Within a day entries follow the (mostly growing) key, so events out of time order
+ * append near each day's end instead of rewriting a page each per commit.
  */
 export class SqliteLedgerDayIndex1764200000000 implements MigrationInterface {
   name = 'SqliteLedgerDayIndex1764200000000';

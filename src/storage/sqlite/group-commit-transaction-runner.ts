@@ -33,12 +33,10 @@ type UnitResult =
   { ok: true; value: unknown; hooks: Array<() => void> } | { ok: false; error: unknown };
 
 /**
- * SQLite's runner: one writer connection, units one after another, and group commit: units that
- * queue up while the writer is busy run in a single transaction. A commit writes every page the
- * transaction touched, and concurrent ingest requests touch many of the same pages, so fewer,
- * larger commits write less per record. A unit that fails takes the transaction down with it: the
- * units before it run again without it and commit, it fails alone, and the units after it go to
- * the next group (cheaper than savepoints, under which SQLite copies every page a unit touches).
+ * SQLite's runner: one writer connection; units queued while it is busy share one transaction,
+ * since concurrent ingests dirty many of the same pages and a commit writes each once. A failing
+ * unit takes the group down: those before it run again and commit, it fails alone, those after go
+ * to the next group (not savepoints, under which SQLite copies every page a unit touches).
  */
 export class GroupCommitTransactionRunner
   extends TransactionRunner
