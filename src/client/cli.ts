@@ -25,7 +25,7 @@ Commands:
         A resume cursor that is no longer valid is an error, never a silent restart.
 
 Options for every command:
-  --page-delay MS   pause between pages (default: 200-500 ms, as SPEC.md asks)
+  --page-delay MS   pause between pages (default: 200-500 ms, the pace the API asks of clients)
   --help            this text`;
 
 class UsageError extends Error {}
