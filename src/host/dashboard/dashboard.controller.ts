@@ -1,6 +1,18 @@
-import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Param,
+  Post,
+  Query,
+  Redirect,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import { AccessTokensService } from '../../auth/access-tokens.service';
 import { parseTokenScopes } from '../../auth/token-scopes';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
@@ -8,48 +20,26 @@ import { LeaderboardsService } from '../../leaderboards/graphql/leaderboards.ser
 import { ProfilesService } from '../../profiles/profiles.service';
 import { toQuest } from '../../quests/quest.mapper';
 import { QuestsService } from '../../quests/quests.service';
-import { RateLimiter } from '../rate-limit/rate-limiter.service';
 import { toSpace, toSprint } from '../../spaces/space.mapper';
 import { SpacesService } from '../../spaces/spaces.service';
+import { CsrfProtected } from './access/csrf-protected.decorator';
+import { CsrfGuard } from './access/csrf.guard';
+import { CurrentSession } from './access/current-session.decorator';
+import { DashboardSessionGuard } from './access/dashboard-session.guard';
+import { PublicDashboardRoute } from './access/public-dashboard-route.decorator';
 import { AdminsService } from './admins.service';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, cookieHeader, readCookie } from './cookies';
-import { DashboardAuth, sameOrigin, tokensMatch } from './dashboard-auth.service';
+import { DashboardPageException } from './dashboard-page.exception';
+import { DashboardPageFilter } from './dashboard-page.filter';
+import { HtmlPageInterceptor } from './html-page.interceptor';
+import { sendSignInPage } from './page-answers';
 import { DashboardSession, SESSION_TTL_MS, SessionsService } from './sessions.service';
+import { SignInThrottle } from './sign-in-throttle.service';
 import type { SafeHtml } from './views/html';
-import {
-  revokePage,
-  settingsPage,
-  signInPage,
-  spacePage,
-  spacesPage,
-  SpaceView,
-} from './views/pages';
+import { revokePage, settingsPage, spacePage, spacesPage, SpaceView } from './views/pages';
 
 type Form = Record<string, unknown>;
-
-/**
- * Sign-in limits. Every attempt spends its client address's budget (50 in 15 minutes: room for an
- * office behind one address, not for a sweep). Only failures spend an account's: 10 per email from
- * one address, 100 per email from anywhere, so guessing stops while nobody elsewhere can lock the
- * real admin out with ten wrong passwords.
- */
-const SIGN_IN_RULES = {
-  address: [{ name: 'sign-in-address', limit: 50, ttlMs: 15 * 60_000 }],
-  emailFromAddress: [{ name: 'sign-in-failures', limit: 10, ttlMs: 15 * 60_000 }],
-  email: [{ name: 'sign-in-failures-any', limit: 100, ttlMs: 15 * 60_000 }],
-};
-const FAILED_SIGN_IN_DELAY_MS = 500;
-
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-};
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   'dashboard.css': { type: 'text/css; charset=utf-8', body: DASHBOARD_CSS },
@@ -63,69 +53,66 @@ const values = (value: unknown): unknown[] =>
 /** A query-string value as one string: a repeated parameter is not a second value. */
 const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-/** The dashboard: server-rendered pages over the same services as /query. */
+/**
+ * The dashboard: server-rendered pages over the same services as /query. Every route needs a
+ * signed-in admin unless marked public; pages are returned as SafeHtml, other statuses thrown.
+ */
 @Controller('dashboard')
+@UseGuards(DashboardSessionGuard, CsrfGuard)
+@UseFilters(DashboardPageFilter)
+@UseInterceptors(HtmlPageInterceptor)
 export class DashboardController {
   constructor(
-    private readonly auth: DashboardAuth,
     private readonly admins: AdminsService,
     private readonly sessions: SessionsService,
+    private readonly throttle: SignInThrottle,
     private readonly tokens: AccessTokensService,
     private readonly spaces: SpacesService,
     private readonly leaderboards: LeaderboardsService,
     private readonly quests: QuestsService,
     private readonly profiles: ProfilesService,
-    private readonly limiter: RateLimiter,
   ) {}
 
+  /** The guard sends whoever is not signed in to the sign-in page. */
   @Get()
-  async home(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<unknown> {
-    const session = await this.auth.sessionOf(request);
-    return reply.redirect(session ? '/dashboard/settings' : '/dashboard/sign-in', 303);
-  }
+  @Redirect('/dashboard/settings', 303)
+  home(): void {}
 
   @Get('assets/:file')
+  @PublicDashboardRoute()
   asset(@Res() reply: FastifyReply, @Param('file') file: string): FastifyReply {
     const asset = ASSETS[file];
     if (!asset) return reply.code(404).type('text/plain').send('Not found');
     return reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body);
   }
 
+  /** @Res(): a redirect or a page, and either way a cookie. */
   @Get('sign-in')
-  async signInForm(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<unknown> {
-    if (await this.auth.sessionOf(request)) return reply.redirect('/dashboard/settings', 303);
-    return this.showSignIn(request, reply, 200);
+  @PublicDashboardRoute({ session: 'optional' })
+  signInForm(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: DashboardSession | null,
+  ): FastifyReply {
+    if (session) return reply.redirect('/dashboard/settings', 303);
+    return sendSignInPage(request, reply, 200);
   }
 
+  /** @Res(): a redirect with the session cookie, or the form again with a status of its own. */
   @Post('sign-in')
+  @PublicDashboardRoute()
+  @CsrfProtected({ from: 'form', against: 'sign-in-cookie' })
   async signIn(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @Body() body: Form | undefined,
-  ): Promise<unknown> {
+  ): Promise<FastifyReply> {
     const form = body ?? {};
     const email = text(form.email).trim();
-    if (
-      !sameOrigin(request) ||
-      !tokensMatch(readCookie(request, SIGN_IN_CSRF_COOKIE) ?? '', form._csrf)
-    ) {
-      return this.showSignIn(
-        request,
-        reply,
-        403,
-        'The sign-in form expired. Please try again.',
-        email,
-      );
-    }
-    const account = email.toLowerCase();
-    const failureKeys: Array<[string, typeof SIGN_IN_RULES.email]> = [
-      [`sign-in:failures:${account}:${request.ip}`, SIGN_IN_RULES.emailFromAddress],
-      [`sign-in:failures:${account}`, SIGN_IN_RULES.email],
-    ];
     const tooManyAttempts = (retryAfterSeconds: number) => {
       void reply.header('retry-after', retryAfterSeconds);
       const minutes = Math.ceil(retryAfterSeconds / 60);
-      return this.showSignIn(
+      return sendSignInPage(
         request,
         reply,
         429,
@@ -133,24 +120,13 @@ export class DashboardController {
         email,
       );
     };
-    const addressDecision = await this.limiter.consume(
-      `sign-in:address:${request.ip}`,
-      SIGN_IN_RULES.address,
-    );
-    if (addressDecision && !addressDecision.allowed)
-      return tooManyAttempts(addressDecision.retryAfterSeconds);
-    for (const [key] of failureKeys) {
-      const blockedFor = this.limiter.blockedFor(key);
-      if (blockedFor > 0) return tooManyAttempts(blockedFor);
-    }
+    const wait = await this.throttle.admit(request.ip, email);
+    if (wait > 0) return tooManyAttempts(wait);
     const admin = await this.admins.verify(email, text(form.password));
     if (!admin) {
-      await new Promise((resolve) => setTimeout(resolve, FAILED_SIGN_IN_DELAY_MS));
-      for (const [key, rules] of failureKeys) {
-        const decision = await this.limiter.consume(key, rules);
-        if (decision && !decision.allowed) return tooManyAttempts(decision.retryAfterSeconds);
-      }
-      return this.showSignIn(request, reply, 401, 'Email or password is incorrect.', email);
+      const waitAfterFailure = await this.throttle.failed(request.ip, email);
+      if (waitAfterFailure > 0) return tooManyAttempts(waitAfterFailure);
+      return sendSignInPage(request, reply, 401, 'Email or password is incorrect.', email);
     }
     const { cookie } = await this.sessions.start(admin.id);
     void reply.header('set-cookie', [
@@ -160,70 +136,55 @@ export class DashboardController {
     return reply.redirect('/dashboard/settings', 303);
   }
 
+  /** Public so that signing out with a stale cookie still clears it; checked when signed in. */
   @Post('sign-out')
+  @PublicDashboardRoute({ session: 'optional' })
+  @CsrfProtected({ from: 'form' })
+  @Redirect('/dashboard/sign-in', 303)
   async signOut(
     @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Body() body: Form | undefined,
-  ): Promise<unknown> {
-    const form = body ?? {};
-    const session = await this.auth.sessionOf(request);
-    if (session && !this.auth.csrfOk(request, session.csrfToken, form._csrf))
-      return this.forbidden(reply, session);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
     await this.sessions.end(readCookie(request, SESSION_COOKIE));
     void reply.header('set-cookie', cookieHeader(request, SESSION_COOKIE, '', 0));
-    return reply.redirect('/dashboard/sign-in', 303);
   }
 
   /** For scripts: who is signed in, and the CSRF token to send in `x-csrf-token`. */
   @Get('session')
-  async session(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<unknown> {
-    const session = await this.auth.sessionOf(request);
-    if (!session)
-      return reply.code(401).header('cache-control', 'no-store').send({ signedIn: false });
-    return reply
-      .header('cache-control', 'no-store')
-      .send({ signedIn: true, email: session.email, csrfToken: session.csrfToken });
+  @PublicDashboardRoute({ session: 'optional' })
+  session(
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: DashboardSession | null,
+  ): FastifyReply {
+    void reply.header('cache-control', 'no-store');
+    if (!session) return reply.code(401).send({ signedIn: false });
+    return reply.send({ signedIn: true, email: session.email, csrfToken: session.csrfToken });
   }
 
   @Get('settings')
   async settings(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
+    @CurrentSession() session: DashboardSession,
     @Query('notice') notice?: string,
-  ): Promise<unknown> {
-    const session = await this.signedIn(request, reply);
-    if (!session) return reply;
+  ): Promise<SafeHtml> {
     const message = notice === 'revoked' ? 'The token was revoked.' : undefined;
-    return this.page(
-      reply,
-      200,
-      settingsPage(session, { tokens: await this.tokens.list(), notice: message }),
-    );
+    return settingsPage(session, { tokens: await this.tokens.list(), notice: message });
   }
 
   @Post('settings/server-api/tokens')
+  @CsrfProtected({ from: 'form' })
   async generate(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
+    @CurrentSession() session: DashboardSession,
     @Body() body: Form | undefined,
-  ): Promise<unknown> {
+  ): Promise<SafeHtml> {
     const form = body ?? {};
-    const session = await this.signedIn(request, reply, form);
-    if (!session) return reply;
     // Unchecked boxes are not sent: no scope at all is refused, never read as the default.
     const scopes = values(form.scopes);
     try {
       const created = await this.tokens.create(text(form.name), parseTokenScopes(scopes));
-      return this.page(
-        reply,
-        201,
-        settingsPage(session, { tokens: await this.tokens.list(), created }),
-      );
+      return settingsPage(session, { tokens: await this.tokens.list(), created });
     } catch (error) {
       if (!(error instanceof LoyaltyException)) throw error;
-      return this.page(
-        reply,
+      throw new DashboardPageException(
         400,
         settingsPage(session, {
           tokens: await this.tokens.list(),
@@ -236,16 +197,12 @@ export class DashboardController {
 
   @Get('settings/server-api/tokens/:id/revoke')
   async confirmRevoke(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
+    @CurrentSession() session: DashboardSession,
     @Param('id') id: string,
-  ): Promise<unknown> {
-    const session = await this.signedIn(request, reply);
-    if (!session) return reply;
+  ): Promise<SafeHtml> {
     const token = (await this.tokens.list()).find((t) => t.id === id);
     if (!token) {
-      return this.page(
-        reply,
+      throw new DashboardPageException(
         404,
         settingsPage(session, {
           tokens: await this.tokens.list(),
@@ -253,51 +210,35 @@ export class DashboardController {
         }),
       );
     }
-    return this.page(reply, 200, revokePage(session, token));
+    return revokePage(session, token);
   }
 
   @Post('settings/server-api/tokens/:id/revoke')
-  async revoke(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('id') id: string,
-    @Body() body: Form | undefined,
-  ): Promise<unknown> {
-    const form = body ?? {};
-    const session = await this.signedIn(request, reply, form);
-    if (!session) return reply;
+  @CsrfProtected({ from: 'form' })
+  @Redirect('/dashboard/settings?notice=revoked#server-api', 303)
+  async revoke(@Param('id') id: string): Promise<void> {
     await this.tokens.revoke(id);
-    return reply.redirect('/dashboard/settings?notice=revoked#server-api', 303);
   }
 
   @Get('spaces')
-  async spaceList(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<unknown> {
-    const session = await this.signedIn(request, reply);
-    if (!session) return reply;
-    return this.page(
-      reply,
-      200,
-      spacesPage(session, (await this.spaces.listSpaces()).map(toSpace)),
-    );
+  async spaceList(@CurrentSession() session: DashboardSession): Promise<SafeHtml> {
+    return spacesPage(session, (await this.spaces.listSpaces()).map(toSpace));
   }
 
   @Get('spaces/:id')
   async space(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
+    @CurrentSession() session: DashboardSession,
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
-  ): Promise<unknown> {
-    const session = await this.signedIn(request, reply);
-    if (!session) return reply;
+  ): Promise<SafeHtml> {
     const spaceId = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
     const entity = Number.isSafeInteger(spaceId) ? await this.spaces.findSpace(spaceId) : null;
-    if (!entity)
-      return this.page(
-        reply,
+    if (!entity) {
+      throw new DashboardPageException(
         404,
         spacesPage(session, (await this.spaces.listSpaces()).map(toSpace)),
       );
+    }
     const sprints = (await this.spaces.listSprints(entity.id)).map(toSprint);
     const sprint = param(query.sprint);
     const sprintId = sprint && /^\d{1,10}$/.test(sprint) ? Number(sprint) : null;
@@ -327,54 +268,8 @@ export class DashboardController {
       if (!(error instanceof LoyaltyException)) throw error;
       view.error = `${error.message}. Showing nothing for this selection; start again from the first page.`;
     }
-    return this.page(reply, view.error ? 400 : 200, spacePage(session, view));
-  }
-
-  private showSignIn(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    error?: string,
-    email?: string,
-  ): FastifyReply {
-    const csrfToken = randomBytes(32).toString('base64url');
-    void reply.header('set-cookie', cookieHeader(request, SIGN_IN_CSRF_COOKIE, csrfToken, 3600));
-    return this.page(reply, status, signInPage({ csrfToken, error, email }));
-  }
-
-  private page(reply: FastifyReply, status: number, body: SafeHtml): FastifyReply {
-    return reply.code(status).headers(PAGE_HEADERS).send(body.toString());
-  }
-
-  /**
-   * The signed-in admin, or null once the answer is sent: a redirect to sign-in, or 403 when a
-   * state change (`form` given) lacks this session's CSRF token.
-   */
-  private async signedIn(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form?: Form,
-  ): Promise<DashboardSession | null> {
-    const session = await this.auth.sessionOf(request);
-    if (!session) {
-      await reply.redirect('/dashboard/sign-in', 303);
-      return null;
-    }
-    if (form && !this.auth.csrfOk(request, session.csrfToken, form._csrf)) {
-      await this.forbidden(reply, session);
-      return null;
-    }
-    return session;
-  }
-
-  private async forbidden(reply: FastifyReply, session: DashboardSession): Promise<unknown> {
-    return this.page(
-      reply,
-      403,
-      settingsPage(session, {
-        tokens: await this.tokens.list(),
-        error: 'That form expired or came from another site. Please try again.',
-      }),
-    );
+    const page = spacePage(session, view);
+    if (view.error) throw new DashboardPageException(400, page);
+    return page;
   }
 }

@@ -7,6 +7,7 @@ import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardController } from './dashboard.controller';
 import { SessionsService } from './sessions.service';
 import { SettingsApiController } from './settings-api.controller';
+import { SignInThrottle } from './sign-in-throttle.service';
 
 /** Admins, their sessions, the dashboard pages and the settings endpoint: our host's, a separate trust boundary. */
 @Module({})
@@ -17,7 +18,7 @@ export class DashboardModule {
       module: DashboardModule,
       imports: [TypeOrmModule.forFeature([AdminEntity, AdminSessionEntity]), loyalty, rateLimit],
       controllers: [DashboardController, SettingsApiController],
-      providers: [AdminsService, SessionsService, DashboardAuth],
+      providers: [AdminsService, SessionsService, DashboardAuth, SignInThrottle],
       exports: [AdminsService],
     };
   }
