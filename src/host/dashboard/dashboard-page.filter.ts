@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AccessTokensService } from '../../auth/access-tokens.service';
-import { CsrfRejectedException } from './access/csrf-rejected.exception';
-import type { DashboardRequest } from './access/dashboard-request';
-import { SignInRequiredException } from './access/sign-in-required.exception';
+import { CsrfRejectedException } from './csrf-rejected.exception';
+import type { DashboardRequest } from './dashboard-request';
+import { SignInRequiredException } from './sign-in-required.exception';
 import { DashboardPageException } from './dashboard-page.exception';
 import { sendPage, sendSignInPage } from './page-answers';
 import { settingsPage } from './views/pages';

@@ -2,16 +2,16 @@ import { RequestMethod, Type } from '@nestjs/common';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { CSRF_PROTECTED, CsrfRule } from './access/csrf-protected.decorator';
-import { CsrfRejectedException } from './access/csrf-rejected.exception';
-import { CsrfGuard } from './access/csrf.guard';
-import type { DashboardRequest } from './access/dashboard-request';
-import { DashboardSessionGuard } from './access/dashboard-session.guard';
+import { CSRF_PROTECTED, CsrfRule } from './csrf-protected.decorator';
+import { CsrfRejectedException } from './csrf-rejected.exception';
+import { CsrfGuard } from './csrf.guard';
+import type { DashboardRequest } from './dashboard-request';
+import { DashboardSessionGuard } from './dashboard-session.guard';
 import {
   PUBLIC_DASHBOARD_ROUTE,
   PublicDashboardRouteOptions,
-} from './access/public-dashboard-route.decorator';
-import { SignInRequiredException } from './access/sign-in-required.exception';
+} from './public-dashboard-route.decorator';
+import { SignInRequiredException } from './sign-in-required.exception';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardController } from './dashboard.controller';
 import { DashboardModule } from './dashboard.module';

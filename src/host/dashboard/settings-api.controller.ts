@@ -14,9 +14,9 @@ import { AccessTokenInfo, AccessTokensService } from '../../auth/access-tokens.s
 import { DEFAULT_TOKEN_SCOPES, parseTokenScopes } from '../../auth/token-scopes';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { CsrfProtected } from './access/csrf-protected.decorator';
-import { CsrfGuard } from './access/csrf.guard';
-import { DashboardSessionGuard } from './access/dashboard-session.guard';
+import { CsrfProtected } from './csrf-protected.decorator';
+import { CsrfGuard } from './csrf.guard';
+import { DashboardSessionGuard } from './dashboard-session.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
 import { SettingsApiFilter } from './settings-api.filter';
 

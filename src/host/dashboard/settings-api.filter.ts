@@ -2,8 +2,8 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { CsrfRejectedException } from './access/csrf-rejected.exception';
-import { SignInRequiredException } from './access/sign-in-required.exception';
+import { CsrfRejectedException } from './csrf-rejected.exception';
+import { SignInRequiredException } from './sign-in-required.exception';
 import { sendSettingsApiError } from './settings-api-error';
 
 type SettingsApiRefusal = SignInRequiredException | CsrfRejectedException | LoyaltyException;

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DashboardAuth } from '../dashboard-auth.service';
+import { DashboardAuth } from './dashboard-auth.service';
 import type { DashboardRequest } from './dashboard-request';
 import {
   PUBLIC_DASHBOARD_ROUTE,

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { SIGN_IN_CSRF_COOKIE, readCookie } from '../cookies';
-import { DashboardAuth } from '../dashboard-auth.service';
+import { SIGN_IN_CSRF_COOKIE, readCookie } from './cookies';
+import { DashboardAuth } from './dashboard-auth.service';
 import { CSRF_PROTECTED, CsrfRule } from './csrf-protected.decorator';
 import { CsrfRejectedException } from './csrf-rejected.exception';
 import type { DashboardRequest } from './dashboard-request';
