@@ -33,3 +33,11 @@ export async function openScratchSqlite(dir: string) {
 
 export const insertNote = (manager: EntityManager, id: number) =>
   manager.query('INSERT INTO notes (id, body) VALUES (?, ?)', [id, `note ${id}`]);
+
+/** The ids of the notes stored, in order. */
+export const storedNotes = async (source: DataSource): Promise<number[]> =>
+  (await source.query('SELECT id FROM notes ORDER BY id')).map((row: { id: number }) => row.id);
+
+/** How many transactions the statements committed. */
+export const commitsIn = (statements: readonly string[]): number =>
+  statements.filter((sql) => sql === 'COMMIT').length;

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DataSource, EntityManager } from 'typeorm';
 import { GroupCommitTransactionRunner } from '../../storage/sqlite/group-commit-transaction-runner';
-import { insertNote as insert, openScratchSqlite } from '../../../test/utils/scratch-sqlite';
+import {
+  commitsIn,
+  insertNote as insert,
+  openScratchSqlite,
+  storedNotes,
+} from '../../../test/utils/scratch-sqlite';
 import { IngestLoad } from './ingest-load';
 
 /** The load hint as the write path's group commit sees it, on a real SQLite file. */
@@ -28,9 +33,8 @@ describe('IngestLoad feeding a group commit', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const stored = async () =>
-    (await source.query('SELECT id FROM notes ORDER BY id')).map((row: { id: number }) => row.id);
-  const commits = () => statements.filter((sql) => sql === 'COMMIT').length;
+  const stored = () => storedNotes(source);
+  const commits = () => commitsIn(statements);
 
   describe('while several requests are in flight', () => {
     const note = (id: number) => (manager: EntityManager) => insert(manager, id).then(() => id);

@@ -55,6 +55,25 @@ export function insertSql(table: string, columns: readonly string[], rows: numbe
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`;
 }
 
+/** The `column = value` list of an upsert, in the spelling of one dialect. */
+function conflictAssignments(
+  updates: Readonly<Record<string, ConflictUpdate>>,
+  spell: { current(column: string): string; incoming(column: string): string; greater: string },
+): string {
+  return Object.entries(updates)
+    .map(([column, how]) => {
+      const [current, incoming] = [spell.current(column), spell.incoming(column)];
+      const value =
+        how === 'add'
+          ? `${current} + ${incoming}`
+          : how === 'max'
+            ? `${spell.greater}(${current}, ${incoming})`
+            : incoming;
+      return `${column} = ${value}`;
+    })
+    .join(', ');
+}
+
 /** The day buckets of SQLite's ledger time index (migration 1764200000000). */
 const LEDGER_DAY_MS = 86_400_000;
 
@@ -66,18 +85,12 @@ const SQLITE: SqlDialect = {
   insertIgnore: (table, columns, rows) =>
     `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
   upsert: (table, columns, keyColumns, updates, rows) => {
-    const assignments = Object.entries(updates).map(([column, how]) => {
-      const incoming = `excluded.${column}`;
-      const current = `${table}.${column}`;
-      const value =
-        how === 'add'
-          ? `${current} + ${incoming}`
-          : how === 'max'
-            ? `MAX(${current}, ${incoming})`
-            : incoming;
-      return `${column} = ${value}`;
+    const assignments = conflictAssignments(updates, {
+      current: (column) => `${table}.${column}`,
+      incoming: (column) => `excluded.${column}`,
+      greater: 'MAX',
     });
-    return `${insertSql(table, columns, rows)} ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${assignments.join(', ')}`;
+    return `${insertSql(table, columns, rows)} ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${assignments}`;
   },
   withIndex: (table, index) => `${table} INDEXED BY ${index}`,
   // The primary key's own index, whether the table has rowids or not.
@@ -110,17 +123,12 @@ function mysqlDialect(upsertReturning: boolean): SqlDialect {
     insertIgnore: (table, columns, rows) =>
       `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
     upsert: (table, columns, _keyColumns, updates, rows) => {
-      const assignments = Object.entries(updates).map(([column, how]) => {
-        const incoming = `VALUES(${column})`;
-        const value =
-          how === 'add'
-            ? `${column} + ${incoming}`
-            : how === 'max'
-              ? `GREATEST(${column}, ${incoming})`
-              : incoming;
-        return `${column} = ${value}`;
+      const assignments = conflictAssignments(updates, {
+        current: (column) => column,
+        incoming: (column) => `VALUES(${column})`,
+        greater: 'GREATEST',
       });
-      return `${insertSql(table, columns, rows)} ON DUPLICATE KEY UPDATE ${assignments.join(', ')}`;
+      return `${insertSql(table, columns, rows)} ON DUPLICATE KEY UPDATE ${assignments}`;
     },
     withIndex: (table, index) => `${table} FORCE INDEX (${index})`,
     byPrimaryKey: (table) => `${table} FORCE INDEX (PRIMARY)`,

@@ -4,7 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource, EntityManager } from 'typeorm';
-import { insertNote as insert, openScratchSqlite } from '../../../test/utils/scratch-sqlite';
+import {
+  commitsIn,
+  insertNote as insert,
+  openScratchSqlite,
+  storedNotes,
+} from '../../../test/utils/scratch-sqlite';
 import { GroupCommitTransactionRunner } from '../sqlite/group-commit-transaction-runner';
 import { afterCommit } from './transaction-runner';
 
@@ -25,9 +30,8 @@ describe('GroupCommitTransactionRunner on SQLite', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const stored = async () =>
-    (await source.query('SELECT id FROM notes ORDER BY id')).map((row: { id: number }) => row.id);
-  const commits = () => statements.filter((sql) => sql === 'COMMIT').length;
+  const stored = () => storedNotes(source);
+  const commits = () => commitsIn(statements);
 
   it('commits units that queue up together once, each seeing the ones before it', async () => {
     const seen: number[][] = [];
