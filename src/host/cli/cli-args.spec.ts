@@ -1,0 +1,249 @@
+import { adminCreateCommand } from './commands/admin-create.command';
+import { demoCommand } from './commands/demo.command';
+import { exportCommand } from './commands/export.command';
+import { importCommand } from './commands/import.command';
+import { COMMANDS } from './commands';
+import { migrateCommand } from './commands/migrate.command';
+import { schemaCommand } from './commands/schema.command';
+import { setupDemoCommand } from './commands/setup-demo.command';
+import { tokenCreateCommand } from './commands/token-create.command';
+import { exitCodeFor, run } from './main';
+
+// The help text as the switch-based CLI printed it, byte for byte.
+const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <command> ...)
+
+Commands:
+  migrate                     apply pending database migrations
+  admin create --email E      create a dashboard admin; the password is read from a prompt, or
+                              from the first line of standard input (never from the command line)
+  token create --name NAME [--scope query,ingest]
+                              create an API access token with these scopes (comma-separated;
+                              default query); prints the token alone on stdout
+  import FILE [--batch-size N] apply NDJSON records (PRODUCT.md section 3), N per transaction
+                              (default 200000; on MySQL/MariaDB a batch of points is two
+                              transactions over separate address ranges); progress and
+                              refused lines (with their line number) on stderr; exit 1 if any
+                              was refused, or if a database error stopped it (it says at which
+                              line, and what it applied). Safe to stop and re-run
+  export --space ID [--sprint ID]
+                              print a board as CSV in rank order: rank,address,username,points
+  demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N
+                              addresses with points each (default 5000)
+  setup-demo [--entries N]    migrate, load the demo dataset into an empty database, create a
+                              token and print a ready-to-paste curl line
+  schema [--out FILE]         print the GraphQL schema (SDL), or write it to FILE
+
+Environment: DATABASE_URL (default sqlite:./data/loyalty.sqlite), see README.md.`;
+
+const TOKEN_USAGE = 'usage: token create --name NAME [--scope query,ingest]';
+/** An existing file for `import FILE`. */
+const FILE = __filename;
+
+describe('loyalty <command> arguments (no database)', () => {
+  let stdout: string;
+  let stderr: string;
+  const environment = process.env.DATABASE_URL;
+
+  beforeEach(() => {
+    stdout = '';
+    stderr = '';
+    process.env.DATABASE_URL = 'sqlite::memory:';
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      stdout += String(chunk);
+      return true;
+    });
+    jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr += String(chunk);
+      return true;
+    });
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    if (environment === undefined) delete process.env.DATABASE_URL;
+    else process.env.DATABASE_URL = environment;
+  });
+
+  /** What a user sees when the arguments stop the CLI before any database work. */
+  async function cli(...args: string[]) {
+    const code = await run(args).catch(exitCodeFor);
+    return { code, stdout, stderr };
+  }
+
+  it.each([[[]], [['--help']], [['-h']], [['help']]])('prints the help for %j', async (args) => {
+    expect(await cli(...args)).toEqual({ code: 0, stdout: `${HELP}\n`, stderr: '' });
+  });
+
+  it('refuses an unknown command with the help, exit 2', async () => {
+    expect(await cli('nope', '--name', 'x')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `unknown command "nope"\n\n${HELP}\n`,
+    });
+  });
+
+  it('checks the configuration before the arguments', async () => {
+    process.env.DATABASE_URL = 'bogus://x';
+    const { code, stderr: said } = await cli('token', 'create');
+    expect(code).toBe(2);
+    expect(said).toMatch(/^Invalid configuration:\n {2}- DATABASE_URL/);
+  });
+
+  it.each<[string[], string]>([
+    // migrate
+    [['migrate', '--bogus'], "Unknown option '--bogus'\nusage: migrate"],
+    [
+      ['migrate', 'now'],
+      `Unexpected argument 'now'. This command does not take positional arguments\nusage: migrate`,
+    ],
+    // admin create
+    [['admin'], 'usage: admin create --email E'],
+    [['admin', 'list'], 'usage: admin create --email E'],
+    [['admin', 'create'], 'admin create needs --email E'],
+    [['admin', 'create', '--email'], '--email needs a value'],
+    [['admin', 'create', '--email', '--password', 'x'], '--email needs a value'],
+    [['admin', 'create', '--password', 'x'], 'admin create needs --email E'],
+    [
+      ['admin', 'create', '--email', 'a@b.co', '--password', 'p'],
+      'the password is read from a prompt or standard input, never from arguments',
+    ],
+    [
+      ['admin', 'create', '--email', 'a@b.co', '--password=p'],
+      'the password is read from a prompt or standard input, never from arguments',
+    ],
+    [
+      ['admin', 'create', '--email', 'a@b.co', '--password'],
+      'the password is read from a prompt or standard input, never from arguments',
+    ],
+    [
+      ['admin', 'create', '--email', 'a@b.co', '-p'],
+      "Unknown option '-p'\nusage: admin create --email E",
+    ],
+    // token create
+    [['token'], TOKEN_USAGE],
+    [['token', 'list'], TOKEN_USAGE],
+    [['token', 'create'], `token create needs --name NAME\n${TOKEN_USAGE}`],
+    [['token', 'create', '--name', ''], `token create needs --name NAME\n${TOKEN_USAGE}`],
+    [['token', 'create', '--scope'], `token create needs --name NAME\n${TOKEN_USAGE}`],
+    [['token', 'create', '--name'], '--name needs a value'],
+    [['token', 'create', '--name', '--scope', 'query'], '--name needs a value'],
+    [['token', 'create', '--name', 'ci', '--scope'], '--scope needs a value'],
+    [
+      ['token', 'create', '--name', 'ci', '--scope', 'query,admin'],
+      `Unknown token scope "admin": the scopes are query, ingest\n${TOKEN_USAGE}`,
+    ],
+    [
+      ['token', 'create', '--name', 'ci', '--scope', ''],
+      `Unknown token scope "": the scopes are query, ingest\n${TOKEN_USAGE}`,
+    ],
+    [['token', 'create', '--name', 'ci', '--help'], `Unknown option '--help'\n${TOKEN_USAGE}`],
+    [
+      ['token', 'create', '--name', 'ci', 'extra'],
+      `Unexpected argument 'extra'. This command does not take positional arguments\n${TOKEN_USAGE}`,
+    ],
+    // import
+    [['import'], 'usage: import FILE [--batch-size N]'],
+    [['import', '--batch-size', '5', FILE], 'usage: import FILE [--batch-size N]'],
+    [['import', '/no/such.ndjson', '--batch-size'], 'no such file: /no/such.ndjson'],
+    [['import', FILE, '--batch-size'], '--batch-size needs a value'],
+    [['import', FILE, '--batch-size', '0'], '--batch-size must be a positive whole number'],
+    [['import', FILE, '--batch-size', '-5'], '--batch-size must be a positive whole number'],
+    [['import', FILE, '--batch-size', '1e3'], '--batch-size must be a positive whole number'],
+    [
+      ['import', FILE, '--batchsize', '5'],
+      "Unknown option '--batchsize'\nusage: import FILE [--batch-size N]",
+    ],
+    // export
+    [['export'], 'usage: export --space ID [--sprint ID]'],
+    [['export', '--sprint'], 'usage: export --space ID [--sprint ID]'],
+    [['export', '--space'], '--space needs a value'],
+    [['export', '--space', '0'], '--space must be a positive whole number'],
+    [['export', '--space', 'x', '--sprint'], '--space must be a positive whole number'],
+    [['export', '--space', '1', '--sprint'], '--sprint needs a value'],
+    [['export', '--space', '1', '--sprint', '0'], '--sprint must be a positive whole number'],
+    [
+      ['export', '--space', '1', '--format', 'csv'],
+      "Unknown option '--format'\nusage: export --space ID [--sprint ID]",
+    ],
+    // demo, setup-demo, schema
+    [['demo', '--entries'], '--entries needs a value'],
+    [['demo', '--entries', '0'], '--entries must be a positive whole number'],
+    [
+      ['demo', '10'],
+      "Unexpected argument '10'. This command does not take positional arguments\nusage: demo [--entries N]",
+    ],
+    [['setup-demo', '--entries', 'abc'], '--entries must be a positive whole number'],
+    [['setup-demo', '--entry', '5'], "Unknown option '--entry'\nusage: setup-demo [--entries N]"],
+    [['schema', '--out'], '--out needs a value'],
+    [
+      ['schema', '--out', 'a.gql', 'b.gql'],
+      "Unexpected argument 'b.gql'. This command does not take positional arguments\nusage: schema [--out FILE]",
+    ],
+  ])('%j: a usage error on stderr, exit 2', async (args, message) => {
+    expect(await cli(...args)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
+  });
+
+  it('reads the flags of each command, with their defaults', () => {
+    expect(migrateCommand.parse([])).toBeUndefined();
+    expect(adminCreateCommand.parse(['create', '--email', 'a@b.co'])).toEqual({ email: 'a@b.co' });
+    expect(tokenCreateCommand.parse(['create', '--name', 'ci'])).toEqual({
+      name: 'ci',
+      scopes: ['query'],
+    });
+    expect(
+      tokenCreateCommand.parse(['create', '--scope', ' ingest, query', '--name', 'ci']),
+    ).toEqual({ name: 'ci', scopes: ['ingest', 'query'] });
+    expect(importCommand.parse([FILE])).toEqual({ file: FILE, batchSize: 200_000 });
+    expect(importCommand.parse([FILE, '--batch-size', '500'])).toEqual({
+      file: FILE,
+      batchSize: 500,
+    });
+    expect(exportCommand.parse(['--space', '3'])).toEqual({ spaceId: 3, sprintId: null });
+    expect(exportCommand.parse(['--sprint', '12', '--space', '3'])).toEqual({
+      spaceId: 3,
+      sprintId: 12,
+    });
+    expect(demoCommand.parse([])).toEqual({ entries: 5000 });
+    expect(demoCommand.parse(['--entries', '20'])).toEqual({ entries: 20 });
+    expect(setupDemoCommand.parse([])).toEqual({ entries: 5000 });
+    expect(setupDemoCommand.parse(['--entries', '20'])).toEqual({ entries: 20 });
+    expect(schemaCommand.parse([])).toEqual({ out: undefined });
+    expect(schemaCommand.parse(['--out', 'schema.gql'])).toEqual({ out: 'schema.gql' });
+  });
+
+  it('takes --flag=value too, and the first of a repeated flag (as before)', () => {
+    expect(tokenCreateCommand.parse(['create', '--name=ci', '--scope=ingest'])).toEqual({
+      name: 'ci',
+      scopes: ['ingest'],
+    });
+    expect(tokenCreateCommand.parse(['create', '--name', 'a', '--name', 'b'])).toEqual({
+      name: 'a',
+      scopes: ['query'],
+    });
+    expect(tokenCreateCommand.parse(['create', '--name', '-dash'])).toEqual({
+      name: '-dash',
+      scopes: ['query'],
+    });
+    expect(demoCommand.parse(['--entries=7'])).toEqual({ entries: 7 });
+  });
+
+  it('lists every command in the help under its usage line', () => {
+    expect(COMMANDS.map((command) => command.name)).toEqual([
+      'migrate',
+      'admin',
+      'token',
+      'import',
+      'export',
+      'demo',
+      'setup-demo',
+      'schema',
+    ]);
+    for (const command of COMMANDS)
+      expect(command.help.startsWith(`  ${command.usage}`)).toBe(true);
+  });
+
+  it('exits 1 for a database error, told by its message and code', () => {
+    const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    expect(exitCodeFor(busy)).toBe(1);
+    expect(stderr).toBe('database is locked (SQLITE_BUSY)\n');
+  });
+});

@@ -1,0 +1,28 @@
+import { adminCreateCommand } from './admin-create.command';
+import type { Command } from './command';
+import { demoCommand } from './demo.command';
+import { exportCommand } from './export.command';
+import { importCommand } from './import.command';
+import { migrateCommand } from './migrate.command';
+import { schemaCommand } from './schema.command';
+import { setupDemoCommand } from './setup-demo.command';
+import { tokenCreateCommand } from './token-create.command';
+
+/** In the order the help text lists them. */
+export const COMMANDS: readonly Command[] = [
+  migrateCommand,
+  adminCreateCommand,
+  tokenCreateCommand,
+  importCommand,
+  exportCommand,
+  demoCommand,
+  setupDemoCommand,
+  schemaCommand,
+];
+
+export const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <command> ...)
+
+Commands:
+${COMMANDS.map((command) => command.help).join('\n')}
+
+Environment: DATABASE_URL (default sqlite:./data/loyalty.sqlite), see README.md.`;

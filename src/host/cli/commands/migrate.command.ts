@@ -1,0 +1,27 @@
+import { createCliContext, dataSourceOf } from '../app-context';
+import { parseFlags } from '../cli-args';
+import { note } from '../output';
+import type { Command } from './command';
+
+export const migrateCommand: Command<void> = {
+  name: 'migrate',
+  usage: 'migrate',
+  help: '  migrate                     apply pending database migrations',
+  parse(args) {
+    parseFlags(args, [], this.usage);
+  },
+  async run(_options, config) {
+    const app = await createCliContext(config);
+    try {
+      const applied = await dataSourceOf(app).runMigrations({ transaction: 'each' });
+      note(
+        applied.length
+          ? `Applied ${applied.map((m) => m.name).join(', ')}`
+          : 'Database is up to date',
+      );
+    } finally {
+      await app.close();
+    }
+    return 0;
+  },
+};
