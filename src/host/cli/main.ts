@@ -3,9 +3,9 @@ import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { IngestStopped } from '../../ingest/record-stream';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { AdminInputError } from '../dashboard/admins.service';
-import { UsageError } from './cli-args';
+import { UsageError } from './support/cli-args';
 import { COMMANDS, HELP } from './commands';
-import { describeFailure, note } from './output';
+import { describeFailure, note } from './support/output';
 
 /** Runs `loyalty <args>`; resolves to the exit code, or rejects with what `exitCodeFor` tells. */
 export async function run(args: string[]): Promise<number> {

@@ -1,8 +1,8 @@
 import { AdminsService } from '../../dashboard/admins.service';
-import { withContext } from '../app-context';
-import { parseFlags, UsageError } from '../cli-args';
-import { note } from '../output';
-import { readPassword } from '../password-prompt';
+import { withContext } from '../support/app-context';
+import { parseFlags, UsageError } from '../support/cli-args';
+import { note } from '../support/output';
+import { readPassword } from '../support/password-prompt';
 import type { Command } from './command';
 
 export const adminCreateCommand: Command<{ email: string }> = {

@@ -1,6 +1,6 @@
-import { withContext } from '../app-context';
-import { parseFlags, positiveInt } from '../cli-args';
-import { loadDemo } from '../demo-load';
+import { withContext } from '../support/app-context';
+import { parseFlags, positiveInt } from '../support/cli-args';
+import { loadDemo } from '../support/demo-load';
 import type { Command } from './command';
 
 export const demoCommand: Command<{ entries: number }> = {

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BOARD_CSV_HEADER, boardCsvLine } from '../../../common/csv';
 import { LeaderboardsService } from '../../../leaderboards/graphql/leaderboards.service';
-import { withContext } from '../app-context';
-import { parseFlags, positiveInt, UsageError } from '../cli-args';
+import { withContext } from '../support/app-context';
+import { parseFlags, positiveInt, UsageError } from '../support/cli-args';
 import type { Command } from './command';
 
 export const exportCommand: Command<{ spaceId: number; sprintId: number | null }> = {

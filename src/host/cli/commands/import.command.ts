@@ -1,11 +1,11 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { IngestService, IngestSummary } from '../../../ingest/ingest.service';
 import { ingestStream, IngestStopped, readNdjson } from '../../../ingest/record-stream';
-import { BoardBacklogService } from '../../../leaderboards/sqlite-backlog/board-backlog.service';
-import { withContext } from '../app-context';
-import { parseFlags, positiveInt, UsageError } from '../cli-args';
-import { describeFailure, note } from '../output';
-import { describeSummary, ImportProgress } from '../progress';
+import { BoardTotalsStore } from '../../../leaderboards/ledger/board-totals.store';
+import { withContext } from '../support/app-context';
+import { parseFlags, positiveInt, UsageError } from '../support/cli-args';
+import { describeFailure, note } from '../support/output';
+import { describeSummary, ImportProgress } from '../support/progress';
 import type { Command } from './command';
 
 export const importCommand: Command<{ file: string; batchSize: number }> = {
@@ -40,7 +40,7 @@ export const importCommand: Command<{ file: string; batchSize: number }> = {
         });
         // SQLite: board changes left in the change log (see BoardBacklog) go into the boards'
         // rows before the process ends, as part of the import's time.
-        await app.get(BoardBacklogService).settleAll();
+        await app.get(BoardTotalsStore).settleAll();
         return applied;
       });
     } catch (error) {

@@ -1,6 +1,6 @@
-import { createCliContext, dataSourceOf } from '../app-context';
-import { parseFlags } from '../cli-args';
-import { note } from '../output';
+import { createCliContext, dataSourceOf } from '../support/app-context';
+import { parseFlags } from '../support/cli-args';
+import { note } from '../support/output';
 import type { Command } from './command';
 
 export const migrateCommand: Command<void> = {

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { parseFlags } from '../cli-args';
-import { printSchemaOf } from '../schema-printer';
+import { parseFlags } from '../support/cli-args';
+import { printSchemaOf } from '../support/schema-printer';
 import type { Command } from './command';
 
 export const schemaCommand: Command<{ out: string | undefined }> = {

@@ -1,9 +1,9 @@
 import { AccessTokensService } from '../../../auth/access-tokens.service';
 import { SpacesService } from '../../../spaces/spaces.service';
-import { withContext } from '../app-context';
-import { parseFlags, positiveInt } from '../cli-args';
-import { loadDemo } from '../demo-load';
-import { note } from '../output';
+import { withContext } from '../support/app-context';
+import { parseFlags, positiveInt } from '../support/cli-args';
+import { loadDemo } from '../support/demo-load';
+import { note } from '../support/output';
 import type { Command } from './command';
 
 export const setupDemoCommand: Command<{ entries: number }> = {

@@ -1,9 +1,9 @@
 import { AccessTokensService } from '../../../auth/access-tokens.service';
 import { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TokenScope } from '../../../auth/token-scopes';
 import { LoyaltyException } from '../../../common/errors/loyalty.exception';
-import { withContext } from '../app-context';
-import { parseFlags, UsageError } from '../cli-args';
-import { note } from '../output';
+import { withContext } from '../support/app-context';
+import { parseFlags, UsageError } from '../support/cli-args';
+import { note } from '../support/output';
 import type { Command } from './command';
 
 export const tokenCreateCommand: Command<{ name: string; scopes: TokenScope[] }> = {

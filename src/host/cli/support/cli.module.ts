@@ -1,10 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { AppConfig } from '../config/app-config';
-import { AdminEntity } from '../dashboard/admin.entity';
-import { AdminsService } from '../dashboard/admins.service';
-import { LoyaltyModule } from '../../loyalty.module';
-import { resolveHostDataSourceOptions } from '../config/host-data-source';
+import type { AppConfig } from '../../config/app-config';
+import { AdminEntity } from '../../dashboard/admin.entity';
+import { AdminsService } from '../../dashboard/admins.service';
+import { LoyaltyModule } from '../../../loyalty.module';
+import { resolveHostDataSourceOptions } from '../../config/host-data-source';
 
 /** The command line's host: the database and the module's services, no HTTP and no GraphQL. */
 @Module({})

@@ -1,5 +1,5 @@
 import type { ReadStream } from 'node:fs';
-import type { IngestSummary } from '../../ingest/ingest.service';
+import type { IngestSummary } from '../../../ingest/ingest.service';
 
 const EVERY_MS_WITHOUT_TTY = 10_000;
 

@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { AppConfig } from '../config/app-config';
+import type { AppConfig } from '../../config/app-config';
 import { CliModule } from './cli.module';
 import { UsageError } from './cli-args';
 

@@ -1,9 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { demoRecords } from '../../ingest/demo-dataset';
-import { IngestService } from '../../ingest/ingest.service';
-import { ingestStream, NumberedRecord } from '../../ingest/record-stream';
-import { BoardBacklogService } from '../../leaderboards/sqlite-backlog/board-backlog.service';
-import { parseRecord } from '../../records/ingest-record';
+import { demoRecords } from '../../../ingest/demo-dataset';
+import { IngestService } from '../../../ingest/ingest.service';
+import { ingestStream, NumberedRecord } from '../../../ingest/record-stream';
+import { BoardTotalsStore } from '../../../leaderboards/ledger/board-totals.store';
+import { parseRecord } from '../../../records/ingest-record';
 import { note } from './output';
 
 /** Loads the demo dataset with `entries` addresses per space (for `demo` and `setup-demo`). */
@@ -17,7 +17,7 @@ export async function loadDemo(app: INestApplicationContext, entries: number): P
   const summary = await ingestStream(app.get(IngestService), numbered(), {
     onRefused: (line, reason) => note(`demo record ${line} refused: ${reason}`),
   });
-  await app.get(BoardBacklogService).settleAll();
+  await app.get(BoardTotalsStore).settleAll();
   note(
     `Demo data loaded: ${summary.accepted} records in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );

@@ -1,7 +1,7 @@
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { createApp } from '../app.factory';
-import type { AppConfig } from '../config/app-config';
+import { createApp } from '../../app.factory';
+import type { AppConfig } from '../../config/app-config';
 
 /** The SDL the service serves (strict or not, as configured), sorted: what schema.gql holds. */
 export async function printSchemaOf(config: AppConfig): Promise<string> {
