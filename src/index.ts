@@ -25,6 +25,11 @@ export { ErrorEnvelopePlugin } from './common/graphql/error-envelope.plugin';
 export { stripProductExtensions } from './common/graphql/strict-schema';
 export { attachDeadline } from './common/deadline/deadline';
 
+export { TransactionRunner } from './storage/transactions/transaction-runner';
+export type { TransactionObserver } from './storage/transactions/transaction-runner';
+export type { WriteLoadHint } from './storage/transactions/write-load';
+export { BoardTotalsStore } from './leaderboards/ledger/board-totals.store';
+
 export { SpacesService } from './spaces/spaces.service';
 export { QuestsService } from './quests/quests.service';
 export { ProfilesService } from './profiles/profiles.service';

@@ -12,6 +12,7 @@ import { QuestsModule } from './quests/quests.module';
 import { SpacesModule } from './spaces/spaces.module';
 import { StorageModule } from './storage/storage.module';
 
+// Storage first: Nest shuts modules down in reverse order, so the runner drains last.
 const FEATURES = [
   StorageModule,
   AuthModule,
@@ -29,6 +30,7 @@ const FEATURES = [
  * {@link LOYALTY_MIGRATIONS}) and any app-wide guards and filters; this module registers none. Its
  * one HTTP route, POST /ingest, is guarded by the access-token guard (scope `ingest`); for NDJSON
  * bodies the host registers a text parser for `application/x-ndjson` (JSON arrays need none).
+ * Register it once per application: its options are global to its feature modules.
  *
  * ```ts
  * @Module({ imports: [TypeOrmModule.forRoot({ ..., autoLoadEntities: true, migrations: LOYALTY_MIGRATIONS }),

@@ -21,7 +21,7 @@ export interface IngestResponse extends IngestSummary {
 /**
  * POST /ingest: the records of docs/api.md (Ingestion) as NDJSON (`application/x-ndjson`) or as a
  * JSON array, from a token with the `ingest` scope. Every valid record is applied in one
- * transaction (on SQLite, possibly shared with other requests: see TransactionRunner), so
+ * transaction (on SQLite, possibly shared with other requests: see GroupCommitTransactionRunner), so
  * a request is in the database whole or not at all; the answer gives each record's outcome with
  * its line (NDJSON) or 1-based position (array).
  */

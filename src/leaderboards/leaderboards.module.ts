@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { FactoryProvider, Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AuthModule } from '../auth/auth.module';
@@ -27,12 +27,14 @@ import { SqlBoardReader } from './read/sql-board-reader';
 import { BoardBacklogService } from './sqlite-backlog/board-backlog.service';
 
 /** Chosen once at start: a backlog where one writer holds the database, direct upserts elsewhere. */
-const boardTotalsStoreProvider = {
+const boardTotalsStoreProvider: FactoryProvider<BoardTotalsStore> = {
   provide: BoardTotalsStore,
-  useFactory: (runner: TransactionRunner, dataSource: DataSource, dialect: SqlDialect) =>
-    runner.singleWriter
-      ? new BoardBacklogService(dataSource, runner)
-      : new DirectBoardTotalsStore(dialect),
+  useFactory: (runner: TransactionRunner, dataSource: DataSource, dialect: SqlDialect) => {
+    if (!runner.singleWriter) return new DirectBoardTotalsStore(dialect);
+    const backlog = new BoardBacklogService(dataSource, runner);
+    runner.observe(backlog);
+    return backlog;
+  },
   inject: [TransactionRunner, getDataSourceToken(), SQL_DIALECT],
 };
 

@@ -6,7 +6,6 @@ export const LOYALTY_MODULE_OPTIONS = Symbol('LOYALTY_MODULE_OPTIONS');
 
 export const {
   ConfigurableModuleClass: LoyaltyOptionsConfigurableModule,
-  OPTIONS_TYPE: LOYALTY_OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE: LOYALTY_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<LoyaltyModuleOptions>({
   optionsInjectionToken: LOYALTY_MODULE_OPTIONS,

@@ -364,10 +364,10 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
   });
 
   it('counts a request in flight from its headers until it ends, however it ends', async () => {
-    const runner = t.app.get(IngestLoad);
+    const load = t.app.get(IngestLoad);
     const settled = async () => {
-      for (let i = 0; i < 50 && runner.requestsInFlight > 0; i++) await sleep(20);
-      return runner.requestsInFlight;
+      for (let i = 0; i < 50 && load.requestsInFlight > 0; i++) await sleep(20);
+      return load.requestsInFlight;
     };
     // A body still arriving: counted (a group commit waits a moment for it).
     const uploading = httpRequest(ingestUrl, {
@@ -383,7 +383,7 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     let counted = 0;
     for (let i = 0; i < 50 && counted === 0; i++) {
       await sleep(20);
-      counted = runner.requestsInFlight;
+      counted = load.requestsInFlight;
     }
     expect(counted).toBe(1);
     // Answered, refused at the gate, refused for its body, too large, and cut off by its client.

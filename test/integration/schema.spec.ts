@@ -69,7 +69,7 @@ describe('the GraphQL schema', () => {
   });
   afterAll(() => t?.close());
 
-  it('has exactly the types of SPEC.md for every specified field and argument', async () => {
+  it('has exactly the specified types for every field and argument', async () => {
     const types = await introspect(t);
     expect(fieldsOf(types, 'Query')).toEqual({
       space: 'Space',
@@ -137,7 +137,7 @@ describe('the GraphQL schema', () => {
     ).toEqual(['Active', 'CapReached', 'Deleted', 'Draft', 'Expired', 'NotStarted']);
   });
 
-  it('has the extensions of PRODUCT.md', async () => {
+  it('has the extensions beyond the specification', async () => {
     const types = await introspect(t);
     expect(fieldsOf(types, 'LoyaltyPointsRanks').edges).toBe('[LoyaltyPointsRankEdge!]!');
     expect(fieldsOf(types, 'LoyaltyPointsRankEdge')).toEqual({
@@ -220,7 +220,7 @@ describe('strict mode', () => {
   });
   afterAll(() => t?.close());
 
-  it('hides every extension, leaving exactly the schema of SPEC.md', async () => {
+  it('hides every extension, leaving exactly the specified schema', async () => {
     const types = await introspect(t);
     expect(fieldsOf(types, 'Space')).toEqual({
       id: 'String!',

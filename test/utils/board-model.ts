@@ -1,5 +1,5 @@
 /**
- * A brute-force leaderboard computed from the raw points records, straight from PRODUCT.md:
+ * A brute-force leaderboard computed from the raw points records, straight from docs/api.md:
  * sum per lower-cased address; entries above 0; points desc, latest occurredAt asc, address asc.
  */
 export interface PointsFixture {

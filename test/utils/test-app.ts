@@ -17,7 +17,7 @@ export interface GqlError {
 }
 
 /**
- * The refusal of a token without `scope`, as PRODUCT.md section 1's envelope carries it (a matcher:
+ * The refusal of a token without `scope`, as the error envelope of docs/api.md carries it (a matcher:
  * request_id and timestamp vary). `more`: what GraphQL adds, path and locations.
  */
 export const scopeRefusal = (

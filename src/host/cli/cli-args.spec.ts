@@ -19,7 +19,7 @@ Commands:
   token create --name NAME [--scope query,ingest]
                               create an API access token with these scopes (comma-separated;
                               default query); prints the token alone on stdout
-  import FILE [--batch-size N] apply NDJSON records (PRODUCT.md section 3), N per transaction
+  import FILE [--batch-size N] apply NDJSON records (docs/ingest.md), N per transaction
                               (default 200000; on MySQL/MariaDB a batch of points is two
                               transactions over separate address ranges); progress and
                               refused lines (with their line number) on stderr; exit 1 if any

@@ -21,7 +21,7 @@ import { NoStoreInterceptor } from './no-store.interceptor';
 import { SettingsApiFilter } from './settings-api.filter';
 
 /**
- * The settings endpoint behind the Server API section (PRODUCT.md section 2), for a signed-in
+ * The settings endpoint behind the Server API section (docs/api.md, Access tokens), for a signed-in
  * admin's browser or script: the session cookie, and `x-csrf-token` on POST and DELETE. Its
  * refusals are thrown and answered in the error envelope by the SettingsApiFilter.
  */

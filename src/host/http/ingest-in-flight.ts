@@ -10,7 +10,7 @@ import type { IngestLoad } from './ingest-load';
 export function trackIngestRequests(
   fastify: FastifyInstance,
   path: string,
-  runner: Pick<IngestLoad, 'enterRequest' | 'clientGone'>,
+  load: Pick<IngestLoad, 'enterRequest' | 'clientGone'>,
 ): void {
   const watched = new WeakSet<object>();
   addRouteHooks(
@@ -22,13 +22,13 @@ export function trackIngestRequests(
         const connection = request.raw.socket;
         if (!watched.has(connection)) {
           watched.add(connection);
-          connection.once('close', () => runner.clientGone(connection));
+          connection.once('close', () => load.clientGone(connection));
         }
-        const enteredLeave = runner.enterRequest(connection);
+        const enteredLeave = load.enterRequest(connection);
         // The connection may have closed before the answer did (its own 'close' came first).
         const leave = () => {
           enteredLeave();
-          if (connection.destroyed) runner.clientGone(connection);
+          if (connection.destroyed) load.clientGone(connection);
         };
         // A client that went away while the gate awaited: 'close' was emitted already.
         if (reply.raw.closed || reply.raw.destroyed) leave();

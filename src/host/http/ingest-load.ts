@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { COMMIT_DELAY_MS, MAX_GROUP } from '../../storage/sqlite/group-commit-transaction-runner';
 import type { WriteLoadHint } from '../../storage/transactions/write-load';
 
-/** Units of work one group commit takes at most (the storage's own limit is the same). */
-const MAX_CLIENTS = 16;
 /**
  * How long an answered client on a kept-open connection still counts as in flight: its next
- * request is read only after its group's answers went out, and would otherwise be missed.
+ * request is read only after its group's answers went out, within the group's wait for company.
  */
-const RETURN_MS = 20;
+const RETURN_MS = COMMIT_DELAY_MS;
 /** How long a peak of requests in flight is remembered: between one and two of these. */
 const PEAK_WINDOW_MS = 1_000;
 
@@ -28,7 +27,7 @@ export class IngestLoad implements WriteLoadHint {
    * a PEAK_WINDOW_MS. A client may send its next request on another of its connections (fetch's
    * pool does), and the one it left then counts as a client still to come.
    */
-  private ceiling = { clients: MAX_CLIENTS, until: 0 };
+  private ceiling = { clients: MAX_GROUP, until: 0 };
 
   /**
    * A request is in flight, from its headers to its answer: call the answer when it ends.
@@ -38,7 +37,7 @@ export class IngestLoad implements WriteLoadHint {
   enterRequest(client?: object): () => void {
     if (client) this.returning.delete(client);
     this.inFlight++;
-    this.expectedUnits();
+    this.refreshPeak(performance.now());
     let left = false;
     return () => {
       if (left) return;
@@ -61,12 +60,20 @@ export class IngestLoad implements WriteLoadHint {
     return this.inFlight;
   }
 
-  /**
-   * The most requests in flight at once, recently (in this window or the one before), counting
-   * the clients answered in the last RETURN_MS that are not back yet.
-   */
+  /** The most requests in flight at once recently, lowered by a recent wait that ran out. */
   expectedUnits(): number {
     const now = performance.now();
+    const peak = this.refreshPeak(now);
+    // The ceiling lowers the guess, never the requests seen in flight now.
+    if (now >= this.ceiling.until) return peak;
+    return Math.max(this.inFlight, Math.min(peak, this.ceiling.clients));
+  }
+
+  /**
+   * The most requests in flight at once in this window or the one before, counting the clients
+   * answered in the last RETURN_MS that are not back yet.
+   */
+  private refreshPeak(now: number): number {
     // In the order they were answered: a client is deleted when it comes back.
     for (const [client, answeredAt] of this.returning) {
       if (now - answeredAt <= RETURN_MS) break;
@@ -78,10 +85,7 @@ export class IngestLoad implements WriteLoadHint {
       this.peak = { now: 0, before: idle ? 0 : this.peak.now, windowStart: now };
     }
     this.peak.now = Math.max(this.peak.now, this.inFlight + this.returning.size);
-    const peak = Math.max(this.peak.now, this.peak.before);
-    // The ceiling lowers the guess, never the requests seen in flight now.
-    if (now >= this.ceiling.until) return peak;
-    return Math.max(this.inFlight, Math.min(peak, this.ceiling.clients));
+    return Math.max(this.peak.now, this.peak.before);
   }
 
   waitedInVain(unitsCame: number): void {

@@ -15,9 +15,12 @@ export interface EntryDelta {
  * or a backlog that folds them in later where one writer holds the database (SQLite).
  */
 export abstract class BoardTotalsStore {
+  /** Changes one call of {@link add} takes at most: one statement's worth on every database. */
+  static readonly MAX_CHANGES_PER_ADD = 500;
+
   /**
-   * Adds each change (all of one board, in address order) to its total, creating the entry, and
-   * answers the entries as they now stand, in the order of `changes`. `asReset`: the batch rewrites
+   * Adds each change (all of one board, in address order, at most {@link MAX_CHANGES_PER_ADD}) to
+   * its total, creating the entry, and answers the entries as they now stand, in `changes` order. `asReset`: the batch rewrites
    * much of the board, and will announce it as a reset rather than entry by entry.
    */
   abstract add(

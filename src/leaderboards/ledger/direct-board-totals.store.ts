@@ -1,21 +1,19 @@
-import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import type { EntryState } from '../changes/board-change-log';
 import type { BoardRef } from '../ranking/ranking';
 import { BoardTotalsStore, EntryDelta } from './board-totals.store';
 
 const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
-const IN_CHUNK = 500;
+const IN_CHUNK = BoardTotalsStore.MAX_CHANGES_PER_ADD;
 
 /**
  * Board totals written straight into board_entries, one upsert per part of a batch: for databases
- * whose writers run at once (MySQL/MariaDB), where board_entries is always current.
+ * whose writers run at once (MySQL/MariaDB), where board_entries is always current. Built by the
+ * leaderboards module's factory.
  */
-@Injectable()
 export class DirectBoardTotalsStore extends BoardTotalsStore {
-  constructor(@InjectSqlDialect() private readonly dialect: SqlDialect) {
+  constructor(private readonly dialect: SqlDialect) {
     super();
   }
 

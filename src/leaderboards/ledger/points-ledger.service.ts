@@ -229,7 +229,7 @@ export class PointsLedgerService {
       const asReset =
         board.length > RESET_MIN_CHANGES &&
         announceAsReset(board.length, await this.entryCount(manager, board[0]));
-      for (const part of chunk(board, IN_CHUNK)) {
+      for (const part of chunk(board, BoardTotalsStore.MAX_CHANGES_PER_ADD)) {
         const stored = await this.totalsStore.add(manager, board[0], part, asReset);
         for (let i = 0; i < part.length; i++) {
           const change = part[i];

@@ -11,7 +11,7 @@ function compareCodeUnits(a: string, b: string): number {
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
-/** Reference order of PRODUCT.md: points desc, reachedAt asc, addressKey asc (code units). */
+/** Reference order of docs/api.md (Ranking): points desc, reachedAt asc, addressKey asc (code units). */
 function referenceSort(keys: RankKey[]): RankKey[] {
   // Bucket by points and reachedAt to avoid relying on subtraction, then order the buckets.
   return [...keys].sort((a, b) => {

@@ -1,5 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { num } from '../../storage/dialect/sql-dialect';
 import { nativeSqlite, PrepareNative } from '../../storage/sqlite/sqlite-native';
@@ -16,12 +15,12 @@ import type { BoardRef } from '../ranking/ranking';
 const IDLE_FOLD_MS = 1_000;
 
 /**
- * The board totals store where one writer holds the database (SQLite): keeps this process's
+ * The board totals store where one writer holds the database (SQLite; built by the leaderboards
+ * module's factory, which makes it an observer of the runner): keeps this process's
  * {@link BoardBacklog} in step with the writer's transactions, and folds it into board_entries:
  * part of a board at a transaction's start when one is due, part of one a second while the writer
  * is idle, and a whole board for its readers ({@link settle}).
  */
-@Injectable()
 export class BoardBacklogService
   extends BoardTotalsStore
   implements TransactionObserver, BeforeApplicationShutdown
@@ -34,11 +33,12 @@ export class BoardBacklogService
   private closed = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly dataSource: DataSource,
     private readonly transactions: TransactionRunner,
   ) {
     super();
-    transactions.observe(this);
+    // Fail at start, not at the first write, on a database it cannot run on.
+    if (!nativeSqlite(dataSource)) throw new Error('The board backlog runs on SQLite only');
   }
 
   /**

@@ -15,11 +15,11 @@ import { WriterConnection } from './writer-connection';
 const TAKE_WRITE_LOCK = 'DELETE FROM service_settings WHERE 0';
 
 /** Units of work run together in one transaction, at most. */
-const MAX_GROUP = 16;
+export const MAX_GROUP = 16;
 /** A group takes no further unit once it has run this long; the rest commit in the next one. */
 const GROUP_BUDGET_MS = 200;
 /** How long a group waits at most for the units its load hint expects (see WriteLoadHint). */
-const COMMIT_DELAY_MS = 20;
+export const COMMIT_DELAY_MS = 20;
 
 const NO_LOAD: WriteLoadHint = { expectedUnits: () => 1, waitedInVain: () => undefined };
 

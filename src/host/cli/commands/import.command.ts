@@ -11,7 +11,7 @@ import type { Command } from './command';
 export const importCommand: Command<{ file: string; batchSize: number }> = {
   name: 'import',
   usage: 'import FILE [--batch-size N]',
-  help: `  import FILE [--batch-size N] apply NDJSON records (PRODUCT.md section 3), N per transaction
+  help: `  import FILE [--batch-size N] apply NDJSON records (docs/ingest.md), N per transaction
                               (default 200000; on MySQL/MariaDB a batch of points is two
                               transactions over separate address ranges); progress and
                               refused lines (with their line number) on stderr; exit 1 if any

@@ -10,8 +10,8 @@ import {
   openScratchSqlite,
   storedNotes,
 } from '../../../test/utils/scratch-sqlite';
-import { GroupCommitTransactionRunner } from '../sqlite/group-commit-transaction-runner';
-import { afterCommit } from './transaction-runner';
+import { GroupCommitTransactionRunner } from './group-commit-transaction-runner';
+import { afterCommit } from '../transactions/transaction-runner';
 
 describe('GroupCommitTransactionRunner on SQLite', () => {
   let dir: string;
