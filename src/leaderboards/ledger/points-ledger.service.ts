@@ -229,8 +229,10 @@ export class PointsLedgerService {
       const asReset =
         board.length > RESET_MIN_CHANGES &&
         announceAsReset(board.length, await this.entryCount(manager, board[0]));
+      // A plain board reference, not the first change: stores keep it, and key on its shape.
+      const ref = { spaceId: board[0].spaceId, sprintId: board[0].sprintId };
       for (const part of chunk(board, BoardTotalsStore.MAX_CHANGES_PER_ADD)) {
-        const stored = await this.totalsStore.add(manager, board[0], part, asReset);
+        const stored = await this.totalsStore.add(manager, ref, part, asReset);
         for (let i = 0; i < part.length; i++) {
           const change = part[i];
           const after = stored[i].points;
@@ -323,7 +325,7 @@ export class PointsLedgerService {
       const { spaceId, sprintId } = board[0];
       const stored = await this.totalsStore.totals(
         manager,
-        board[0],
+        { spaceId, sprintId },
         board.map((change) => change.addressKey),
       );
       for (const [addressKey, points] of stored)
