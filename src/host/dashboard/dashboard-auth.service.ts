@@ -23,13 +23,13 @@ export class DashboardAuth {
 }
 
 /** Constant-time comparison; an empty or missing token never matches, whatever it is compared with. */
-export function tokensMatch(expected: string, provided: unknown): boolean {
+function tokensMatch(expected: string, provided: unknown): boolean {
   if (typeof provided !== 'string' || provided === '' || expected === '') return false;
   const digest = (value: string) => createHash('sha256').update(value).digest();
   return timingSafeEqual(digest(provided), digest(expected));
 }
 
-export function sameOrigin(request: FastifyRequest): boolean {
+function sameOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return true;
   try {
