@@ -7,7 +7,7 @@ import { migrateCommand } from './commands/migrate.command';
 import { schemaCommand } from './commands/schema.command';
 import { setupDemoCommand } from './commands/setup-demo.command';
 import { tokenCreateCommand } from './commands/token-create.command';
-import { exitCodeFor, run } from './main';
+import { exitCodeFor, run } from './cli';
 
 // The help text as the switch-based CLI printed it, byte for byte.
 const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <command> ...)

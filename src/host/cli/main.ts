@@ -1,47 +1,20 @@
 #!/usr/bin/env node
-import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { IngestStopped } from '../../ingest/record-stream';
-import { ConfigError, loadConfig } from '../config/app-config';
-import { AdminInputError } from '../dashboard/admins.service';
-import { UsageError } from './support/cli-args';
-import { COMMANDS, HELP } from './commands';
-import { describeFailure, note } from './support/output';
+import { missingPackageNote, missingPackageOf, note } from './support/output';
 
-/** Runs `loyalty <args>`; resolves to the exit code, or rejects with what `exitCodeFor` tells. */
-export async function run(args: string[]): Promise<number> {
-  const [name, ...rest] = args;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  // The configuration is checked before the command's arguments, as it always was.
-  const config = loadConfig();
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (!command) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
-  return command.run(command.parse(rest), config);
-}
-
-/** Tells a failure on stderr: 2 for the user's mistakes, 1 for everything else. */
-export function exitCodeFor(error: unknown): number {
-  if (
-    error instanceof UsageError ||
-    error instanceof ConfigError ||
-    error instanceof AdminInputError ||
-    error instanceof LoyaltyException
-  ) {
-    note(error.message);
-    return 2;
-  }
-  // A stopped demo load says where; a database's error is told in its own words.
-  if (error instanceof IngestStopped)
-    note(`Stopped at record ${error.line}: ${describeFailure(error.cause)}`);
-  else note(describeFailure(error));
-  return 1;
-}
-
-// Only when run as a program: the unit spec imports run and exitCodeFor.
-if (require.main === module)
-  run(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => process.exit(exitCodeFor(error)),
-  );
+/*
+ * The `loyalty` binary. The command line loads behind a dynamic import, so that in a host that
+ * lacks one of the library's peers the user reads which package to install (exit 2), not a stack.
+ */
+import('./cli').then(
+  ({ run, exitCodeFor }) =>
+    run(process.argv.slice(2)).then(
+      (code) => process.exit(code),
+      (error: unknown) => process.exit(exitCodeFor(error)),
+    ),
+  (error: unknown) => {
+    const missing = missingPackageOf(error);
+    if (!missing) throw error;
+    note(missingPackageNote(missing));
+    process.exit(2);
+  },
+);

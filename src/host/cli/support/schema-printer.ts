@@ -1,10 +1,43 @@
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { createApp } from '../../app.factory';
 import type { AppConfig } from '../../config/app-config';
+import { UsageError } from './cli-args';
 
-/** The SDL the service serves (strict or not, as configured), sorted: what schema.gql holds. */
+/**
+ * What the standalone service's app loads beyond the library's peers (packages/service/package.json
+ * declares them all). A host that runs `loyalty schema` from its node_modules may lack them.
+ */
+export const SERVICE_ONLY_PACKAGES = [
+  '@nestjs/apollo',
+  '@apollo/server',
+  '@nestjs/platform-fastify',
+  'fastify',
+  '@as-integrations/fastify',
+  'ioredis',
+] as const;
+
+/** Whether `name` can be loaded from here (an ESM-only package that `require` cannot resolve counts). */
+function installed(name: string): boolean {
+  try {
+    require.resolve(name);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === 'ERR_PACKAGE_PATH_NOT_EXPORTED';
+  }
+}
+
+/**
+ * The SDL the service serves (strict or not, as configured), sorted: what schema.gql holds. It
+ * boots the standalone service's app, so it loads that app's packages (Fastify, Apollo) only here:
+ * the other commands run in hosts that have neither.
+ */
 export async function printSchemaOf(config: AppConfig): Promise<string> {
+  const missing = SERVICE_ONLY_PACKAGES.filter((name) => !installed(name));
+  if (missing.length > 0)
+    throw new UsageError(
+      `"schema" boots the standalone service, which needs ${missing.join(', ')}: npm install ${missing.join(' ')}`,
+    );
+  const { createApp } = await import('../../app.factory');
   const app = await createApp(
     { ...config, database: { kind: 'sqlite', file: ':memory:' }, migrateOnStart: true },
     { logger: false },
