@@ -12,7 +12,9 @@ export default tseslint.config(
       'data/**',
       'bench/**',
       'scripts/**',
-      'src/client/schema-types.generated.ts',
+      'packages/client/dist/**',
+      'packages/client/scripts/**',
+      'packages/client/src/schema-types.generated.ts',
       'eslint.config.mjs',
       'jest.config.js',
     ],
@@ -33,13 +35,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'packages/client/src/**/*.ts'],
     plugins: { layers },
     rules: { 'layers/no-restricted-paths': 'error' },
   },
   {
     // Specs read loosely typed JSON responses; the assertions are the type check there.
-    files: ['test/**/*.ts', 'src/**/*.spec.ts'],
+    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'packages/client/src/**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -11,14 +11,13 @@ const { generate } = require('./generate-client-types');
 const root = join(__dirname, '..');
 const sdl = readFileSync(join(root, 'schema.gql'), 'utf8');
 let failed = false;
-if (
-  readFileSync(join(root, 'src', 'client', 'schema-types.generated.ts'), 'utf8') !== generate(sdl)
-) {
-  console.error('src/client/schema-types.generated.ts is stale: run npm run client:types');
+const client = join(root, 'packages', 'client');
+if (readFileSync(join(client, 'src', 'schema-types.generated.ts'), 'utf8') !== generate(sdl)) {
+  console.error('packages/client/src/schema-types.generated.ts is stale: run npm run client:types');
   failed = true;
 }
 const schema = buildSchema(sdl);
-const { CLIENT_DOCUMENTS } = require(join(root, 'dist', 'src', 'client', 'client.js'));
+const { CLIENT_DOCUMENTS } = require(join(client, 'dist', 'cjs', 'client.js'));
 for (const [name, document] of Object.entries(CLIENT_DOCUMENTS)) {
   for (const error of validate(schema, parse(document))) {
     console.error(`client query ${name} does not match schema.gql: ${error.message}`);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Writes src/client/schema-types.generated.ts from the committed schema.gql: one interface per
-// object type, one union per enum. The client's result types are built from these, so a schema
-// change that breaks the client breaks its build. A spec fails when the file is stale.
+// Writes packages/client/src/schema-types.generated.ts from the committed schema.gql: one
+// interface per object type, one union per enum. The client's result types are built from these,
+// so a schema change that breaks the client breaks its build. A spec fails when the file is stale.
 //   node scripts/generate-client-types.js [--check]
 /* eslint-disable */
 const { readFileSync, writeFileSync } = require('node:fs');
@@ -79,11 +79,13 @@ module.exports = { generate };
 if (require.main !== module) return;
 
 const root = join(__dirname, '..');
-const target = join(root, 'src', 'client', 'schema-types.generated.ts');
+const target = join(root, 'packages', 'client', 'src', 'schema-types.generated.ts');
 const generated = generate(readFileSync(join(root, 'schema.gql'), 'utf8'));
 if (process.argv.includes('--check')) {
   if (readFileSync(target, 'utf8') !== generated) {
-    console.error('src/client/schema-types.generated.ts is stale: run npm run client:types');
+    console.error(
+      'packages/client/src/schema-types.generated.ts is stale: run npm run client:types',
+    );
     process.exit(1);
   }
 } else {

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildSchema, parse, validate } from 'graphql';
 import {
@@ -9,7 +9,7 @@ import {
   LoyaltyApiError,
   type ClientOptions,
   type Progress,
-} from '../../src/client';
+} from '../../packages/client/src';
 import { bruteForceBoard, PointsFixture, seeded } from '../utils/board-model';
 import { runCli } from '../utils/cli';
 import { scratchPath } from '../utils/scratch-files';
@@ -17,6 +17,7 @@ import { createTestDatabase, TestDatabase } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
 const ROOT = join(__dirname, '..', '..');
+const CLIENT = join(ROOT, 'packages', 'client');
 const run = promisify(execFile);
 
 /** 2,600 addresses on space 1 (52 pages of 50), written as an NDJSON file and imported. */
@@ -68,18 +69,6 @@ describe('the TypeScript client against the real service', () => {
   afterAll(async () => {
     await t?.app.close();
     await db?.drop();
-  });
-
-  it('is an entry point that loads no NestJS, TypeORM or GraphQL engine', async () => {
-    const { stdout } = await run(
-      process.execPath,
-      [
-        '-e',
-        "require('./dist/src/client'); console.log(Object.keys(require.cache).filter((k) => /node_modules\\/(@nestjs|typeorm|graphql|fastify)/.test(k)).length)",
-      ],
-      { cwd: ROOT },
-    );
-    expect(stdout.trim()).toBe('0');
   });
 
   it('sends only queries valid against schema.gql, and its types are generated from it', async () => {
@@ -392,18 +381,14 @@ describe('the TypeScript client against the real service', () => {
   describe('command line', () => {
     const cli = (args: string[], env: Record<string, string> = {}) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          [join(ROOT, 'dist', 'src', 'client', 'cli.js'), ...args],
-          {
-            env: {
-              ...process.env,
-              LOYALTY_URL: t.url.replace('/query', ''),
-              LOYALTY_TOKEN: t.token,
-              ...env,
-            },
+        const child = spawn(process.execPath, [join(CLIENT, 'dist', 'esm', 'cli.js'), ...args], {
+          env: {
+            ...process.env,
+            LOYALTY_URL: t.url.replace('/query', ''),
+            LOYALTY_TOKEN: t.token,
+            ...env,
           },
-        );
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (c) => (stdout += c));
@@ -532,5 +517,113 @@ describe('the TypeScript client against the real service', () => {
       ).toEqual(['1', '2', '3']);
       expect((await cli(['find-rank', '--space', '1', '--address', '0xnobody'])).code).toBe(3);
     });
+  });
+});
+
+describe('the client package, installed from its npm pack tarball into a project of its own', () => {
+  // npm settings of the npm that runs jest (npx, npm test) must not leak into the consumer's.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)),
+  );
+  const npm = (args: string[], cwd: string) =>
+    run('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], { cwd, env });
+  const node = (args: string[], cwd: string) => run(process.execPath, args, { cwd, env });
+  let project: string;
+
+  beforeAll(async () => {
+    project = scratchPath('client-pack-', 'consumer');
+    const dir = dirname(project);
+    const packed = await npm(['pack', '--json', '--pack-destination', dir], CLIENT);
+    const [{ filename, files }] = JSON.parse(packed.stdout) as [
+      { filename: string; files: Array<{ path: string }> },
+    ];
+    expect(files.map((f) => f.path)).toContain('dist/esm/index.js'); // else: npm run build
+    mkdirSync(project);
+    const manifest = { name: 'consumer', version: '1.0.0', private: true, type: 'module' };
+    writeFileSync(join(project, 'package.json'), JSON.stringify(manifest));
+    await npm(['install', join(dir, filename)], project);
+  });
+
+  it('brings no other package', async () => {
+    const ls = JSON.parse((await npm(['ls', '--all', '--json'], project)).stdout);
+    expect(ls.dependencies).toEqual({
+      'loyalty-leaderboard-client': expect.objectContaining({ version: '0.1.0' }),
+    });
+    expect(ls.dependencies['loyalty-leaderboard-client'].dependencies).toBeUndefined();
+    expect(readdirSync(join(project, 'node_modules')).sort()).toEqual([
+      '.bin',
+      '.package-lock.json',
+      'loyalty-leaderboard-client',
+    ]);
+  });
+
+  it('loads by ESM import and by CommonJS require', async () => {
+    const probe =
+      "console.log([typeof m.createClient, typeof m.LoyaltyClient, new m.LoyaltyApiError('X', 'y') instanceof Error, Object.keys(m.CLIENT_DOCUMENTS).length].join(' '))";
+    const esm = await node(
+      ['--input-type=module', '-e', `import * as m from 'loyalty-leaderboard-client'; ${probe}`],
+      project,
+    );
+    expect(esm.stdout.trim()).toBe('function function true 4');
+    const cjs = await node(
+      ['--input-type=commonjs', '-e', `const m = require('loyalty-leaderboard-client'); ${probe}`],
+      project,
+    );
+    expect(cjs.stdout.trim()).toBe('function function true 4');
+    // Each condition has its own build, in the format it promises.
+    const cjsPath = await node(['-p', "require.resolve('loyalty-leaderboard-client')"], project);
+    expect(cjsPath.stdout).toContain(join('loyalty-leaderboard-client', 'dist', 'cjs', 'index.js'));
+    const esmPath = await node(
+      [
+        '--input-type=module',
+        '-e',
+        "console.log(import.meta.resolve('loyalty-leaderboard-client'))",
+      ],
+      project,
+    );
+    expect(esmPath.stdout).toContain('loyalty-leaderboard-client/dist/esm/index.js');
+  });
+
+  it('type-checks in a nodenext project, from an ES module and from a CommonJS one', async () => {
+    const use = `import { createClient, LoyaltyApiError, type Entry } from 'loyalty-leaderboard-client';
+const client = createClient({ baseUrl: 'http://localhost:3000', token: 't' });
+export const entries: AsyncIterable<Entry> = client.leaderboard(1, { sprintId: 2 });
+export const isError = (e: unknown): e is LoyaltyApiError => e instanceof LoyaltyApiError;
+// @ts-expect-error the service's URL is required
+createClient({ token: 't' });
+`;
+    writeFileSync(join(project, 'esm.mts'), use);
+    writeFileSync(join(project, 'cjs.cts'), use);
+    const tsconfig = {
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2023', 'dom'],
+        types: [],
+        strict: true,
+        noEmit: true,
+      },
+      files: ['esm.mts', 'cjs.cts'],
+    };
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const tsc = require.resolve('typescript/bin/tsc'); // the repository's, not the consumer's
+    const checked = await node([tsc, '-p', '.', '--listFiles'], project).catch(
+      (error: { stdout: string }) => {
+        throw new Error(`tsc: ${error.stdout}`);
+      },
+    );
+    const declarations = checked.stdout
+      .split('\n')
+      .filter((file) => file.includes('loyalty-leaderboard-client/dist/'))
+      .map((file) => file.slice(file.indexOf('dist/')))
+      .filter((file) => file.endsWith('index.d.ts'));
+    expect(declarations.sort()).toEqual(['dist/cjs/index.d.ts', 'dist/esm/index.d.ts']);
+  });
+
+  it('runs its command line from node_modules/.bin', async () => {
+    const bin = join(project, 'node_modules', '.bin', 'loyalty-client');
+    const help = await run(bin, ['--help'], { cwd: project, env });
+    expect(help.stdout).toContain('Usage: loyalty-client');
   });
 });

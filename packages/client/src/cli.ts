@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { createClient, type Entry, type LoyaltyClient } from './client';
-import { LoyaltyApiError } from './errors';
-import { BOARD_CSV_HEADER, boardCsvLine } from '../common/csv';
+import { createClient, type Entry, type LoyaltyClient } from './client.js';
+import { LoyaltyApiError } from './errors.js';
+import { BOARD_CSV_HEADER, boardCsvLine } from './csv.js';
 
-const HELP = `Usage: loyalty-client <command> [options]     (npm run client -- <command> ...)
+const HELP = `Usage: loyalty-client <command> [options]
 
 Reads the service's address from LOYALTY_URL (default http://localhost:3000) and the access
 token from LOYALTY_TOKEN. The token is never taken from the command line, where other users of

@@ -1,4 +1,4 @@
-import { LoyaltyApiError } from './errors';
+import { LoyaltyApiError } from './errors.js';
 import type {
   GqlAddress,
   GqlLoyaltyPointsRank,
@@ -11,7 +11,7 @@ import type {
   GqlSpace,
   GqlSpaceAddressLoyaltyPointsArgs,
   GqlSpaceLoyaltyPointsRanksArgs,
-} from './schema-types.generated';
+} from './schema-types.generated.js';
 
 /*
  * A client for API consumers that carries the etiquette of docs/api.md (Paging, Client etiquette):

@@ -1,5 +1,5 @@
-// The `client` entry point: a typed client for API consumers, free of NestJS and TypeORM.
-export { createClient, LoyaltyClient, CLIENT_DOCUMENTS } from './client';
+// loyalty-leaderboard-client's entry point: a typed client for API consumers, no dependencies.
+export { createClient, LoyaltyClient, CLIENT_DOCUMENTS } from './client.js';
 export type {
   Address,
   CallOptions,
@@ -13,7 +13,7 @@ export type {
   RetryOptions,
   Space,
   WalkOptions,
-} from './client';
-export { LoyaltyApiError } from './errors';
-export type { ClientErrorCode } from './errors';
-export type * from './schema-types.generated';
+} from './client.js';
+export { LoyaltyApiError } from './errors.js';
+export type { ClientErrorCode } from './errors.js';
+export type * from './schema-types.generated.js';
