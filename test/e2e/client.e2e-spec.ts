@@ -50,7 +50,7 @@ describe('the TypeScript client against the real service', () => {
   let expected: string[];
   const clientFor = (app: TestApp, options: Partial<ClientOptions> = {}) =>
     createClient({
-      baseUrl: app.url.replace('/query', ''),
+      endpoint: app.url,
       token: app.token,
       pageDelayMs: [0, 0],
       cacheTtlMs: 0,
@@ -238,13 +238,13 @@ describe('the TypeScript client against the real service', () => {
       requests++;
       return fetch(url, init);
     }) as typeof fetch;
-    const cached = createClient({ baseUrl: t.url, token: t.token, fetch: counting });
+    const cached = createClient({ endpoint: t.url, token: t.token, fetch: counting });
     await cached.page(1);
     await cached.page(1);
     expect(requests).toBe(1);
     const controller = new AbortController();
     const slow = createClient({
-      baseUrl: t.url,
+      endpoint: t.url,
       token: t.token,
       pageDelayMs: [200, 500],
       cacheTtlMs: 0,
@@ -258,7 +258,7 @@ describe('the TypeScript client against the real service', () => {
 
   it('never repeats an entry through .pages() after a restart, even with the cache on', async () => {
     const client = createClient({
-      baseUrl: t.url,
+      endpoint: t.url,
       token: t.token,
       pageDelayMs: [0, 0],
       fetch: tampering({ cursorAt: [4] }),
@@ -312,7 +312,7 @@ describe('the TypeScript client against the real service', () => {
       times.push(Date.now());
       return fetch(url, init);
     }) as typeof fetch;
-    const client = createClient({ baseUrl: t.url, token: t.token, fetch: timing });
+    const client = createClient({ endpoint: t.url, token: t.token, fetch: timing });
     let pages = 0;
     for await (const page of client.leaderboard(1).pages()) if (++pages === 4 || !page) break;
     const gaps = times.slice(1).map((time, i) => time - times[i]);
@@ -384,7 +384,7 @@ describe('the TypeScript client against the real service', () => {
         const child = spawn(process.execPath, [join(CLIENT, 'dist', 'esm', 'cli.js'), ...args], {
           env: {
             ...process.env,
-            LOYALTY_URL: t.url.replace('/query', ''),
+            LOYALTY_ENDPOINT: t.url,
             LOYALTY_TOKEN: t.token,
             ...env,
           },
@@ -410,8 +410,9 @@ describe('the TypeScript client against the real service', () => {
         '--out',
         '--resume-from',
         '--page-delay',
+        '--endpoint',
         'LOYALTY_TOKEN',
-        'LOYALTY_URL',
+        'LOYALTY_ENDPOINT',
       ]) {
         expect(help.stdout).toContain(option);
       }
@@ -508,7 +509,10 @@ describe('the TypeScript client against the real service', () => {
         String(target.rank),
         String(target.points),
       ]);
-      const top = await cli(['top', '--space', '1', '--limit', '3']);
+      // --endpoint wins over LOYALTY_ENDPOINT.
+      const top = await cli(['top', '--space', '1', '--limit', '3', '--endpoint', t.url], {
+        LOYALTY_ENDPOINT: 'http://127.0.0.1:9/nothing-here',
+      });
       expect(
         top.stdout
           .trim()
@@ -586,10 +590,10 @@ describe('the client package, installed from its npm pack tarball into a project
 
   it('type-checks in a nodenext project, from an ES module and from a CommonJS one', async () => {
     const use = `import { createClient, LoyaltyApiError, type Entry } from 'loyalty-leaderboard-client';
-const client = createClient({ baseUrl: 'http://localhost:3000', token: 't' });
+const client = createClient({ endpoint: 'http://localhost:3000/query', token: 't' });
 export const entries: AsyncIterable<Entry> = client.leaderboard(1, { sprintId: 2 });
 export const isError = (e: unknown): e is LoyaltyApiError => e instanceof LoyaltyApiError;
-// @ts-expect-error the service's URL is required
+// @ts-expect-error the endpoint is required
 createClient({ token: 't' });
 `;
     writeFileSync(join(project, 'esm.mts'), use);
@@ -625,5 +629,10 @@ createClient({ token: 't' });
     const bin = join(project, 'node_modules', '.bin', 'loyalty-client');
     const help = await run(bin, ['--help'], { cwd: project, env });
     expect(help.stdout).toContain('Usage: loyalty-client');
+    const bad = await run(bin, ['top', '--space', '1', '--endpoint', 'localhost:3000/query'], {
+      cwd: project,
+      env: { ...env, LOYALTY_TOKEN: 'x' },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('--endpoint') });
   });
 });

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { createClient, type Entry, type LoyaltyClient } from './client.js';
+import { createClient, endpointUrl, type Entry, type LoyaltyClient } from './client.js';
 import { LoyaltyApiError } from './errors.js';
 import { BOARD_CSV_HEADER, boardCsvLine } from './csv.js';
 
 const HELP = `Usage: loyalty-client <command> [options]
 
-Reads the service's address from LOYALTY_URL (default http://localhost:3000) and the access
-token from LOYALTY_TOKEN. The token is never taken from the command line, where other users of
-the machine could read it.
+Speaks to the GraphQL endpoint given by --endpoint URL or LOYALTY_ENDPOINT, its full URL with
+the path (default http://localhost:3000/query), with the access token from LOYALTY_TOKEN. The
+token is never taken from the command line, where other users of the machine could read it.
 
 Commands:
   top --space ID [--sprint ID] [--limit N]
@@ -25,12 +25,13 @@ Commands:
         A resume cursor that is no longer valid is an error, never a silent restart.
 
 Options for every command:
+  --endpoint URL    the GraphQL endpoint, path included (overrides LOYALTY_ENDPOINT)
   --page-delay MS   pause between pages (default: 200-500 ms, the pace the API asks of clients)
   --help            this text`;
 
 class UsageError extends Error {}
 
-const COMMON = ['--page-delay'];
+const COMMON = ['--endpoint', '--page-delay'];
 const KNOWN_OPTIONS: Record<string, string[]> = {
   top: ['--space', '--sprint', '--limit', ...COMMON],
   'find-rank': ['--space', '--address', '--sprint', '--max-pages', '--walk', ...COMMON],
@@ -71,6 +72,22 @@ function int(args: string[], name: string, required = false): number | undefined
   }
   if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number`);
   return Number(raw);
+}
+
+/** --endpoint, else LOYALTY_ENDPOINT, else the local service; a bad URL is a usage error. */
+function endpoint(args: string[]): string {
+  const flag = option(args, '--endpoint');
+  const [source, value] =
+    flag !== undefined
+      ? ['--endpoint', flag]
+      : process.env.LOYALTY_ENDPOINT
+        ? ['LOYALTY_ENDPOINT', process.env.LOYALTY_ENDPOINT]
+        : ['the default', 'http://localhost:3000/query'];
+  try {
+    return endpointUrl(value);
+  } catch (error) {
+    throw new UsageError(`${source}: ${(error as Error).message}`);
+  }
 }
 
 function format(entry: Entry, kind: string): string {
@@ -166,7 +183,7 @@ async function run(args: string[]): Promise<number> {
     );
   const delay = int(rest, '--page-delay');
   const client = createClient({
-    baseUrl: process.env.LOYALTY_URL ?? 'http://localhost:3000',
+    endpoint: endpoint(rest),
     token,
     pageDelayMs: delay === undefined ? undefined : [delay, delay],
     onRetry: (error, wait) => note(`${error.code}: retrying in ${Math.round(wait)} ms`),

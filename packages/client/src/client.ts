@@ -54,8 +54,11 @@ export interface Progress {
 }
 
 export interface ClientOptions {
-  /** The service, e.g. https://loyalty.example.com (the /query path is added). */
-  baseUrl: string;
+  /**
+   * The GraphQL endpoint's full URL, path included: `https://loyalty.example.com/query` for this
+   * service, or wherever a proxy serves it (`https://api.example.com/graphql`). Used as given.
+   */
+  endpoint: string;
   token: string;
   /** Wait between two pages, drawn uniformly from [min, max]. Default [200, 500] ms. */
   pageDelayMs?: [number, number];
@@ -146,7 +149,7 @@ export class LoyaltyClient {
   private extension: boolean | undefined;
 
   constructor(private readonly options: ClientOptions) {
-    this.url = options.baseUrl.replace(/\/+$/, '').replace(/\/query$/, '') + '/query';
+    this.url = endpointUrl(options.endpoint);
     this.retry = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry };
     this.fetchImpl = options.fetch ?? fetch;
   }
@@ -445,9 +448,11 @@ export class LoyaltyClient {
     }
     if (!response.ok || !body?.data) {
       // A proxy's page, an empty 429: classified by the HTTP status alone.
+      // A 404 most often means an endpoint given without its path (the service's is /query).
+      const hint = response.status === 404 ? `: is ${this.url} the GraphQL endpoint?` : '';
       throw new LoyaltyApiError(
         statusCode(response.status),
-        `The server answered ${response.status} without a GraphQL result`,
+        `The server answered ${response.status} without a GraphQL result${hint}`,
         {
           httpStatus: response.status,
           retryAfterMs,
@@ -456,6 +461,40 @@ export class LoyaltyClient {
     }
     return body.data;
   }
+}
+
+/**
+ * The endpoint as an absolute http(s) URL, or a LoyaltyApiError (INVALID_ENDPOINT) that says what
+ * is wrong: no path is added or guessed, since services serve GraphQL at different paths.
+ */
+export function endpointUrl(endpoint: unknown): string {
+  const example = 'e.g. http://localhost:3000/query';
+  if (typeof endpoint !== 'string' || endpoint.trim() === '')
+    throw new LoyaltyApiError(
+      'INVALID_ENDPOINT',
+      `endpoint is required: the GraphQL endpoint's full URL, path included (${example})`,
+    );
+  let url: URL;
+  try {
+    url = new URL(endpoint.trim());
+  } catch {
+    throw new LoyaltyApiError(
+      'INVALID_ENDPOINT',
+      `endpoint "${endpoint}" is not an absolute URL: give the GraphQL endpoint's full URL, path included (${example})`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new LoyaltyApiError(
+      'INVALID_ENDPOINT',
+      `endpoint "${endpoint}" must be an http or https URL (${example})`,
+    );
+  // fetch refuses such URLs with a bare TypeError; the token goes in its header instead.
+  if (url.username || url.password)
+    throw new LoyaltyApiError(
+      'INVALID_ENDPOINT',
+      'endpoint must not contain a user name or password: the access token is sent in a header',
+    );
+  return url.href;
 }
 
 function required<T>(value: T | null | undefined, what: string): T {

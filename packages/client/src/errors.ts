@@ -1,6 +1,11 @@
 /** Codes the client adds to the server's (docs/api.md, Errors). */
 export type ClientErrorCode =
-  'NETWORK_ERROR' | 'ABORTED' | 'REPEATED_CURSOR' | 'MISSING_CURSOR' | 'BAD_RESPONSE';
+  | 'NETWORK_ERROR'
+  | 'ABORTED'
+  | 'REPEATED_CURSOR'
+  | 'MISSING_CURSOR'
+  | 'BAD_RESPONSE'
+  | 'INVALID_ENDPOINT';
 
 export interface LoyaltyApiErrorDetails {
   httpStatus?: number;
