@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import type { DataSourceOptions, MixedList, Logger as TypeOrmLogger } from 'typeorm';
+import { flavorOfVersion, ServerFlavor } from '../dialect/server-flavor';
 import type { DatabaseConfig } from './database-url';
 
 /** The page size of a new SQLite database (see buildDataSourceOptions). */
@@ -18,8 +19,11 @@ export interface DataSourceExtras {
   migrations: MixedList<Function | string>;
   migrationsRun?: boolean;
   logger?: TypeOrmLogger;
-  /** MySQL or MariaDB; TypeORM reads MariaDB's catalog right only when told. */
-  serverFlavor?: 'mysql' | 'mariadb';
+  /**
+   * MySQL or MariaDB; TypeORM reads MariaDB's catalog right only when told. The schema and the
+   * dialect ask the server themselves (server-flavor.ts), whatever this says.
+   */
+  serverFlavor?: ServerFlavor;
 }
 
 /** TypeORM options for a database URL, with the connection settings the module relies on. */
@@ -89,7 +93,7 @@ export function buildDataSourceOptions(
  */
 export async function detectServerFlavor(
   database: DatabaseConfig,
-): Promise<'mysql' | 'mariadb' | undefined> {
+): Promise<ServerFlavor | undefined> {
   if (database.kind !== 'mysql') return undefined;
   try {
     const connection = await createConnection({
@@ -101,9 +105,7 @@ export async function detectServerFlavor(
     });
     try {
       const [rows] = await connection.query('SELECT VERSION() AS version');
-      return /mariadb/i.test(String((rows as Array<{ version: string }>)[0]?.version))
-        ? 'mariadb'
-        : 'mysql';
+      return flavorOfVersion(String((rows as Array<{ version: string }>)[0]?.version));
     } finally {
       await connection.end();
     }

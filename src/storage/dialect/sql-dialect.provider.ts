@@ -1,14 +1,14 @@
 import { Inject, Provider } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { dialectOf, SqlDialect } from './sql-dialect';
+import { resolveDialect, SqlDialect } from './sql-dialect';
 
 export const SQL_DIALECT = Symbol('SQL_DIALECT');
 
-/** The dialect of the module's data source, chosen once when the module starts. */
+/** The dialect of the module's data source, chosen once when the module starts, by its server. */
 export const sqlDialectProvider: Provider<SqlDialect> = {
   provide: SQL_DIALECT,
-  useFactory: (dataSource: DataSource) => dialectOf(dataSource),
+  useFactory: (dataSource: DataSource) => resolveDialect(dataSource),
   inject: [getDataSourceToken()],
 };
 

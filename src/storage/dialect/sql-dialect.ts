@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { identifyServer, knownServerFlavor, ServerFlavor } from './server-flavor';
 
 /** Which engine a dialect speaks: for storage's own code (migrations, drivers) only. */
 export type DialectKind = 'sqlite' | 'mysql';
@@ -143,12 +144,31 @@ function mysqlDialect(upsertReturning: boolean): SqlDialect {
 const MYSQL = mysqlDialect(false);
 const MARIADB = mysqlDialect(true);
 
-/** The dialect of a data source (or of the data source under a manager). */
+/** The dialect of a MySQL-protocol server of this flavour. */
+export function dialectOfServer(flavor: ServerFlavor): SqlDialect {
+  return flavor === 'mariadb' ? MARIADB : MYSQL;
+}
+
+const isSqlite = (dataSource: DataSource) => dataSource.options.type === 'better-sqlite3';
+
+/**
+ * The dialect of a data source (or of the data source under a manager), as far as known without
+ * asking: a MySQL-protocol server not yet identified gets MySQL's, which MariaDB speaks too
+ * (without RETURNING). The injected dialect is {@link resolveDialect}'s.
+ */
 export function dialectOf(source: DataSource | EntityManager): SqlDialect {
   const connection = 'connection' in source ? source.connection : source;
-  const type = connection.options.type;
-  if (type === 'better-sqlite3') return SQLITE;
-  return type === 'mariadb' ? MARIADB : MYSQL;
+  if (isSqlite(connection)) return SQLITE;
+  return dialectOfServer(knownServerFlavor(connection) ?? 'mysql');
+}
+
+/**
+ * The dialect of the server a data source is connected to, asking it which it is: by the server,
+ * never by the data source's `type`, which says `mysql` for MariaDB as often as not.
+ */
+export async function resolveDialect(dataSource: DataSource): Promise<SqlDialect> {
+  if (isSqlite(dataSource)) return SQLITE;
+  return dialectOfServer((await identifyServer(dataSource)).flavor);
 }
 
 /** Splits rows into chunks small enough for one statement on every database. */

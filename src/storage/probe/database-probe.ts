@@ -1,5 +1,6 @@
 import { Connection, createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
+import { identifyServer, knownServerFlavor, ServerFlavor } from '../dialect/server-flavor';
 import { dialectOf } from '../dialect/sql-dialect';
 
 /** Asks the database whether it answers, for a health check. */
@@ -85,13 +86,26 @@ class ServerProbe implements DatabaseProbe {
     const pool = (this.dataSource.driver as unknown as { pool?: PoolLike }).pool;
     if (!pool) return;
     const seconds = Math.max(1, Math.ceil(timeoutMs / 1000));
-    const statement =
-      this.dataSource.options.type === 'mariadb'
-        ? `SET SESSION max_statement_time = ${timeoutMs / 1000}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`
-        : `SET SESSION max_execution_time = ${timeoutMs}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`;
-    pool.on('connection', (connection) => connection.query(statement));
-    // Connections opened before this point (migrations at start) get it too.
-    for (const connection of pool._freeConnections?.toArray?.() ?? []) connection.query(statement);
+    // The variable is the server's, not the data source type's: `type: 'mysql'` reaches MariaDB too.
+    const limit = (flavor: ServerFlavor) => {
+      const statement =
+        flavor === 'mariadb'
+          ? `SET SESSION max_statement_time = ${timeoutMs / 1000}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`
+          : `SET SESSION max_execution_time = ${timeoutMs}, lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`;
+      pool.on('connection', (connection) => connection.query(statement));
+      // Connections opened before this point (migrations at start) get it too.
+      for (const connection of pool._freeConnections?.toArray?.() ?? []) {
+        connection.query(statement);
+      }
+    };
+    // Known by now in a started module (its dialect asked); otherwise asked first.
+    const known = knownServerFlavor(this.dataSource);
+    if (known) limit(known);
+    else
+      identifyServer(this.dataSource).then(
+        ({ flavor }) => limit(flavor),
+        () => undefined,
+      );
   }
 
   private open(): Promise<Connection> {
