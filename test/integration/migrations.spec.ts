@@ -6,7 +6,14 @@ import { displayPrefixOf, generateToken, hashToken } from '../../src/auth/token-
 import { parseDatabaseUrl } from '../../src/storage/connection/database-url';
 import { resolveHostDataSourceOptions } from '../../src/host/config/host-data-source';
 import { Dashboard1763800000000 } from '../../src/host/dashboard/migrations/1763800000000-dashboard';
+import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../../src/loyalty.entities';
+import { resolveDialect } from '../../src/storage/dialect/sql-dialect';
 import { InitialSchema1763700000000 } from '../../src/storage/migrations/1763700000000-initial-schema';
+import {
+  SERVER_REQUIREMENTS,
+  ServerRequirements,
+} from '../../src/storage/schema/server-requirements';
+import { MigrationRefusedError } from '../../src/storage/schema/table-migration';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
 
 describe.each(DB_KINDS)('migrations on %s', (kind) => {
@@ -208,6 +215,198 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
       });
       expect((await tokens.list()).find((t) => t.id === id)?.scopes).toEqual(['query']);
       await tokens.onApplicationShutdown();
+    } finally {
+      await after.destroy();
+    }
+  });
+});
+
+/** The module's migrations on a data source of this type, as a host that is not ours gives them. */
+function hostDataSource(url: string, type: 'mysql' | 'mariadb', migrations = LOYALTY_MIGRATIONS) {
+  return new DataSource({
+    type,
+    url,
+    entities: LOYALTY_ENTITIES,
+    migrations,
+    migrationsRun: true,
+  });
+}
+
+/** The tables of a scratch database, looked at on a data source of its own that changes nothing. */
+async function tablesOf(db: TestDatabase): Promise<string[]> {
+  const looking = await new DataSource({
+    ...(db.kind === 'sqlite'
+      ? { type: 'better-sqlite3', database: db.url.slice('sqlite:'.length) }
+      : { type: 'mysql', url: db.url }),
+    entities: [],
+    migrations: [],
+  }).initialize();
+  try {
+    const rows: Array<{ name: string }> = await looking.query(
+      db.kind === 'sqlite'
+        ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        : 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name',
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await looking.destroy();
+  }
+}
+
+/** The first migration, checking for the server (and writing its DDL for) what `requirements` say. */
+function initialSchemaRequiring(requirements: ServerRequirements) {
+  return class extends InitialSchema1763700000000 {
+    protected override requirementsFor(): ServerRequirements {
+      return requirements;
+    }
+  };
+}
+
+describe('the migrations on MariaDB, whatever type the host gives its data source', () => {
+  let db: TestDatabase;
+
+  beforeEach(async () => {
+    db = await createTestDatabase('mariadb');
+  });
+  afterEach(() => db?.drop());
+
+  it.each(['mysql', 'mariadb'] as const)(
+    'migrate an empty database with `type: %s`, keys binary and NO PAD',
+    async (type) => {
+      const dataSource = await hostDataSource(db.url, type).initialize();
+      try {
+        const [{ applied }] = await dataSource.query('SELECT COUNT(*) AS applied FROM migrations');
+        expect(Number(applied)).toBe(LOYALTY_MIGRATIONS.length);
+        const keys: Array<{ name: string; collation: string }> = await dataSource.query(
+          `SELECT CONCAT(table_name, '.', column_name) AS name, collation_name AS collation
+             FROM information_schema.columns
+            WHERE table_schema = DATABASE() AND collation_name LIKE '%bin'`,
+        );
+        expect(keys.sort((a, b) => (a.name < b.name ? -1 : 1))).toEqual(
+          [
+            'board_changes.address_key',
+            'board_entries.address_key',
+            'points_events.address_key',
+            'points_events.event_key',
+            'profiles.address_key',
+            'quest_participants.address_key',
+            'quest_participants.quest_id',
+            'quests.id',
+          ].map((name) => ({ name, collation: 'utf8mb4_nopad_bin' })),
+        );
+        // Binary: case counts and the order is by code unit; NO PAD: a trailing space counts.
+        await dataSource.query(
+          `INSERT INTO points_events (event_key, space_id, address_key, points, occurred_at)
+           VALUES ('k1', 1, '0xa', 1, 1), ('k1 ', 1, '0xa', 1, 1), ('K1', 1, '0xa', 1, 1)`,
+        );
+        const rows: Array<{ eventKey: string }> = await dataSource.query(
+          'SELECT event_key AS eventKey FROM points_events ORDER BY event_key',
+        );
+        expect(rows.map((row) => row.eventKey)).toEqual(['K1', 'k1', 'k1 ']);
+        expect((await resolveDialect(dataSource)).upsertReturning).toBe(true);
+      } finally {
+        await dataSource.destroy();
+      }
+    },
+  );
+
+  it('refuse a first migration whose key collation the server lacks, and create nothing', async () => {
+    const missing = { ...SERVER_REQUIREMENTS.mariadb, keyCollation: 'utf8mb4_missing_bin' };
+    const attempt = hostDataSource(db.url, 'mysql', [
+      initialSchemaRequiring(missing),
+      ...LOYALTY_MIGRATIONS.slice(1),
+    ]).initialize();
+    await expect(attempt).rejects.toThrow(MigrationRefusedError);
+    await expect(attempt).rejects.toThrow(
+      /^Migration InitialSchema1763700000000 refused before changing anything: the server \(MariaDB [\d.]+\) has no utf8mb4 collation utf8mb4_missing_bin, which key columns need \(binary and NO PAD: case-sensitive, trailing spaces significant\): use MySQL 8\.0\.17 or later \(utf8mb4_0900_bin\) or MariaDB 10\.8 or later \(utf8mb4_nopad_bin\)\.$/,
+    );
+    // Not even TypeORM's bookkeeping table, which it made before any migration ran.
+    expect(await tablesOf(db)).toEqual([]);
+  });
+
+  it("build MySQL's schema when taken for MySQL: refused here unless the server has utf8mb4_0900_bin", async () => {
+    const attempt = hostDataSource(db.url, 'mariadb', [
+      initialSchemaRequiring(SERVER_REQUIREMENTS.mysql),
+    ]).initialize();
+    const admin = await new DataSource({ type: 'mysql', url: db.url }).initialize();
+    const [{ n }] = await admin
+      .query(
+        "SELECT COUNT(*) AS n FROM information_schema.collations WHERE collation_name = 'utf8mb4_0900_bin'",
+      )
+      .finally(() => admin.destroy());
+    if (Number(n) === 0) {
+      await expect(attempt).rejects.toThrow(
+        /refused before changing anything: the server \(MariaDB [\d.]+\) has no utf8mb4 collation utf8mb4_0900_bin/,
+      );
+      expect(await tablesOf(db)).toEqual([]);
+    } else {
+      // MariaDB 11.4.5 and later know MySQL's name too.
+      await (await attempt).destroy();
+      expect(await tablesOf(db)).toContain('points_events');
+    }
+  });
+});
+
+describe.each(DB_KINDS)('the migrations on %s, over tables left from an attempt', (kind) => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(() => db?.drop());
+
+  it('refuse, naming the tables and what to do, and change nothing', async () => {
+    // What the reported first attempt left: the tables made before its failing statement.
+    const before = await new DataSource({
+      ...(kind === 'sqlite'
+        ? { type: 'better-sqlite3', database: db.url.slice('sqlite:'.length) }
+        : { type: 'mysql', url: db.url }),
+    }).initialize();
+    try {
+      await before.query(
+        'CREATE TABLE spaces (id INTEGER NOT NULL PRIMARY KEY, name VARCHAR(255) NOT NULL, description TEXT NULL)',
+      );
+      await before.query(
+        'CREATE TABLE sprints (id INTEGER NOT NULL PRIMARY KEY, space_id INTEGER NOT NULL, name VARCHAR(255) NOT NULL, start_time BIGINT NOT NULL, end_time BIGINT NOT NULL)',
+      );
+      await before.query("INSERT INTO spaces (id, name) VALUES (1, 'Kept')");
+    } finally {
+      await before.destroy();
+    }
+
+    const attempt =
+      kind === 'sqlite'
+        ? new DataSource({
+            type: 'better-sqlite3',
+            database: db.url.slice('sqlite:'.length),
+            entities: LOYALTY_ENTITIES,
+            migrations: LOYALTY_MIGRATIONS,
+            migrationsRun: true,
+          }).initialize()
+        : hostDataSource(db.url, 'mysql').initialize();
+    await expect(attempt).rejects.toThrow(
+      'Migration InitialSchema1763700000000 refused before changing anything: the database ' +
+        'already has tables this migration creates (spaces, sprints) and no record of the ' +
+        'migration having run: left over from an earlier attempt that stopped half-way, or ' +
+        "another application's. If they are left over and hold nothing you need, drop them " +
+        '(DROP TABLE spaces, sprints;) and run the migrations again; otherwise give the loyalty ' +
+        'tables a database of their own.',
+    );
+    // SQLite rolls the refused migration back, but TypeORM made its bookkeeping table before it
+    // began; MySQL/MariaDB's refusal drops that table again.
+    expect(await tablesOf(db)).toEqual(
+      kind === 'sqlite' ? ['migrations', 'spaces', 'sprints'] : ['spaces', 'sprints'],
+    );
+    const after = await new DataSource({
+      ...(kind === 'sqlite'
+        ? { type: 'better-sqlite3', database: db.url.slice('sqlite:'.length) }
+        : { type: 'mysql', url: db.url }),
+    }).initialize();
+    try {
+      expect(await after.query('SELECT id, name FROM spaces')).toEqual([{ id: 1, name: 'Kept' }]);
+      if (kind === 'sqlite') {
+        expect(await after.query('SELECT COUNT(*) AS n FROM migrations')).toEqual([{ n: 0 }]);
+      }
     } finally {
       await after.destroy();
     }

@@ -21,8 +21,6 @@ export interface SqlDialect {
   readonly rowLocks: boolean;
   /** Whether an upsert can answer the rows it wrote (`RETURNING`: MariaDB and SQLite). */
   readonly upsertReturning: boolean;
-  /** Options that every CREATE TABLE of the schema ends with. */
-  readonly tableOptions: string;
   /** INSERT that skips rows whose key already exists. */
   insertIgnore(table: string, columns: readonly string[], rows: number): string;
   /** INSERT ... or update the listed columns on a key conflict. */
@@ -82,7 +80,6 @@ const SQLITE: SqlDialect = {
   kind: 'sqlite',
   rowLocks: false,
   upsertReturning: true,
-  tableOptions: '',
   insertIgnore: (table, columns, rows) =>
     `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
   upsert: (table, columns, keyColumns, updates, rows) => {
@@ -120,7 +117,6 @@ function mysqlDialect(upsertReturning: boolean): SqlDialect {
     kind: 'mysql',
     rowLocks: true,
     upsertReturning,
-    tableOptions: ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4',
     insertIgnore: (table, columns, rows) =>
       `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
     upsert: (table, columns, _keyColumns, updates, rows) => {

@@ -1,22 +1,28 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect/sql-dialect';
+import type { QueryRunner } from 'typeorm';
+import { TableMigration } from '../schema/table-migration';
 
 /**
- * The first schema. Written as SQL for each dialect because the rank index needs a descending
+ * The first schema. Written as SQL for each database because the rank index needs a descending
  * column (SQLite and MariaDB >= 10.8 / MySQL 8 honour it) and keys need a binary NO PAD collation
- * on MySQL: binary so that ORDER BY address_key matches the code-unit order of the cursor and of
- * JavaScript, NO PAD so that "k1" and "k1 " are two keys (utf8mb4_bin ignores trailing spaces).
+ * on MySQL and MariaDB, chosen by the server that answers (see ServerRequirements.keyCollation).
  */
-export class InitialSchema1763700000000 implements MigrationInterface {
+export class InitialSchema1763700000000 extends TableMigration {
   name = 'InitialSchema1763700000000';
+  protected readonly creates = [
+    'spaces',
+    'sprints',
+    'profiles',
+    'quests',
+    'quest_participants',
+    'points_events',
+    'board_entries',
+    'boards',
+    'access_tokens',
+    'service_settings',
+  ];
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
-    const binary =
-      queryRunner.connection.options.type === 'mariadb' ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-    const key = (length: number) =>
-      mysql ? `VARCHAR(${length}) CHARACTER SET utf8mb4 COLLATE ${binary}` : `VARCHAR(${length})`;
-    const table = mysql ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
+    const { key, tableOptions: table } = await this.prepare(queryRunner);
     const statements = [
       `CREATE TABLE spaces (
         id INTEGER NOT NULL PRIMARY KEY,
@@ -86,19 +92,6 @@ export class InitialSchema1763700000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const name of [
-      'service_settings',
-      'access_tokens',
-      'boards',
-      'board_entries',
-      'points_events',
-      'quest_participants',
-      'quests',
-      'profiles',
-      'sprints',
-      'spaces',
-    ]) {
-      await queryRunner.query(`DROP TABLE ${name}`);
-    }
+    for (const name of [...this.creates].reverse()) await queryRunner.query(`DROP TABLE ${name}`);
   }
 }

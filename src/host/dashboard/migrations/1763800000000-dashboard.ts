@@ -1,12 +1,13 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../../../storage/dialect/sql-dialect';
+import type { QueryRunner } from 'typeorm';
+import { TableMigration } from '../../../storage/schema/table-migration';
 
 /** Dashboard administrators and their sign-in sessions (our host's, not the module's). */
-export class Dashboard1763800000000 implements MigrationInterface {
+export class Dashboard1763800000000 extends TableMigration {
   name = 'Dashboard1763800000000';
+  protected readonly creates = ['admins', 'admin_sessions'];
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const table = dialectOf(queryRunner.connection).tableOptions;
+    const { tableOptions: table } = await this.prepare(queryRunner);
     for (const statement of [
       `CREATE TABLE admins (
         id VARCHAR(36) NOT NULL PRIMARY KEY,
