@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createConnection } from 'mysql2/promise';
 import type { DataSourceOptions, MixedList, Logger as TypeOrmLogger } from 'typeorm';
 import { flavorOfVersion, ServerFlavor } from '../dialect/server-flavor';
 import type { DatabaseConfig } from './database-url';
@@ -96,6 +95,8 @@ export async function detectServerFlavor(
 ): Promise<ServerFlavor | undefined> {
   if (database.kind !== 'mysql') return undefined;
   try {
+    // Loaded here, not at the top: mysql2 is an optional peer, which SQLite hosts do not install.
+    const { createConnection } = await import('mysql2/promise');
     const connection = await createConnection({
       host: database.host,
       port: database.port,

@@ -1,4 +1,4 @@
-import { Connection, createConnection } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import { identifyServer, knownServerFlavor, ServerFlavor } from '../dialect/server-flavor';
 import { dialectOf } from '../dialect/sql-dialect';
@@ -117,14 +117,17 @@ class ServerProbe implements DatabaseProbe {
       password?: string;
       database?: string;
     };
-    const opened = createConnection({
-      host: options.host,
-      port: options.port,
-      user: options.username,
-      password: options.password,
-      database: options.database,
-      connectTimeout: this.connectTimeoutMs,
-    });
+    // mysql2 is loaded on first use: it is an optional peer, which SQLite hosts do not install.
+    const opened = import('mysql2/promise').then(({ createConnection }) =>
+      createConnection({
+        host: options.host,
+        port: options.port,
+        user: options.username,
+        password: options.password,
+        database: options.database,
+        connectTimeout: this.connectTimeoutMs,
+      }),
+    );
     this.probeConnection = opened;
     opened.then(
       (connection) => {
