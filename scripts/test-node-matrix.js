@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Runs the whole jest suite under other Node majors (`node scripts/test-node-matrix.js 22 24`),
+// after `npm run test:all` has built and tested on the machine's own Node. better-sqlite3 is a
+// native addon built for one Node ABI: it is compiled for each major (kept in ~/.cache per addon
+// version and ABI, so a later run reuses it), and the machine's own build is put back at the end.
+/* eslint-disable */
+const { execFileSync, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { nodeFor } = require('./node-versions');
+
+const root = path.join(__dirname, '..');
+const addon = path.join(root, 'node_modules', 'better-sqlite3');
+const built = path.join(addon, 'build', 'Release', 'better_sqlite3.node');
+const addonVersion = JSON.parse(fs.readFileSync(path.join(addon, 'package.json'), 'utf8')).version;
+const cache = path.join(os.homedir(), '.cache', 'loyalty-node');
+const nodeGyp = path.join(
+  path.dirname(
+    fs.realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()),
+  ),
+  '..',
+  'node_modules',
+  'node-gyp',
+  'bin',
+  'node-gyp.js',
+);
+const log = (line) => process.stderr.write(`[node-matrix] ${line}\n`);
+
+/** Puts a better-sqlite3 build for `node`'s ABI in place, compiling it once per ABI. */
+function useAddonFor(node) {
+  const abi = execFileSync(node.bin, ['-p', 'process.versions.modules'], {
+    encoding: 'utf8',
+  }).trim();
+  const cached = path.join(cache, `better-sqlite3-${addonVersion}-abi${abi}.node`);
+  if (!fs.existsSync(cached)) {
+    log(`compiling better-sqlite3 ${addonVersion} for Node ${node.version} (ABI ${abi})`);
+    const started = Date.now();
+    execFileSync(node.bin, [nodeGyp, 'rebuild', '--release', '-j', String(os.cpus().length)], {
+      cwd: addon,
+      env: { ...process.env, ...node.env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    fs.mkdirSync(cache, { recursive: true });
+    fs.copyFileSync(built, cached);
+    log(`compiled in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+  fs.copyFileSync(cached, built);
+}
+
+const majors = process.argv.slice(2).map(Number);
+if (majors.length === 0 || majors.some((major) => !Number.isInteger(major))) {
+  console.error('usage: node scripts/test-node-matrix.js MAJOR [MAJOR...]');
+  process.exit(2);
+}
+const own = fs.readFileSync(built);
+const results = [];
+try {
+  for (const major of majors) {
+    const node = nodeFor(major);
+    useAddonFor(node);
+    log(`jest on Node ${node.version}`);
+    const started = Date.now();
+    const run = spawnSync(
+      node.bin,
+      [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand'],
+      {
+        cwd: root,
+        env: { ...process.env, ...node.env },
+        stdio: 'inherit',
+      },
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    results.push({ node: node.version, passed: run.status === 0, seconds });
+    log(`Node ${node.version}: ${run.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s`);
+  }
+} finally {
+  fs.writeFileSync(built, own);
+}
+for (const { node, passed, seconds } of results)
+  log(`${node.padEnd(10)} ${passed ? 'passed' : 'FAILED'} ${seconds} s`);
+process.exit(results.every((result) => result.passed) ? 0 : 1);
