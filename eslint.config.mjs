@@ -11,6 +11,7 @@ export default tseslint.config(
       'artifacts/**',
       'data/**',
       'bench/**',
+      'test/hosts/**',
       'scripts/**',
       'packages/client/dist/**',
       'packages/client/scripts/**',

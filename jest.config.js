@@ -18,5 +18,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   // The client package is ES modules: its relative imports name the .js file tsc will emit.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // The host fixtures are separate projects with their own runners (scripts/test-hosts.js).
+  modulePathIgnorePatterns: ['<rootDir>/test/hosts/'],
   testTimeout: 120000,
 };
