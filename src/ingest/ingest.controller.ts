@@ -1,15 +1,13 @@
-import { Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, HttpCode, Inject, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
 import { AccessTokenGuard } from '../auth/access-token.guard';
 import { RequiresScope } from '../auth/requires-scope.decorator';
-import { ErrorCode } from '../common/errors/error-code';
-import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type { LoyaltyModuleOptions } from '../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../options/loyalty.module-definition';
-import { Readable } from 'node:stream';
-import { parseRecord } from '../records/ingest-record';
+import { IngestExceptionFilter } from './ingest-exception.filter';
+import { IngestHttpRequest, ndjsonLimitOf, readIngestBody } from './ingest-body';
+import { IngestRoute } from './ingest-route';
 import { IngestService, IngestSummary, summarize } from './ingest.service';
-import { applyNumbered, NumberedOutcome, NumberedRecord, readNdjson } from './record-stream';
+import { applyNumbered, NumberedOutcome } from './record-stream';
 
 export const INGEST_PATH = '/ingest';
 export const DEFAULT_INGEST_MAX_RECORDS = 10_000;
@@ -23,10 +21,12 @@ export interface IngestResponse extends IngestSummary {
  * JSON array, from a token with the `ingest` scope. Every valid record is applied in one
  * transaction (on SQLite, possibly shared with other requests: see GroupCommitTransactionRunner), so
  * a request is in the database whole or not at all; the answer gives each record's outcome with
- * its line (NDJSON) or 1-based position (array).
+ * its line (NDJSON) or 1-based position (array). Every refusal, the guard's included, is answered
+ * in the error envelope by the route's own filter (see also IngestHttpSetup).
  */
 @Controller()
 @UseGuards(AccessTokenGuard)
+@UseFilters(IngestExceptionFilter)
 @RequiresScope('ingest')
 export class IngestController {
   private readonly maxRecords: number;
@@ -40,31 +40,13 @@ export class IngestController {
 
   @Post(INGEST_PATH)
   @HttpCode(200)
-  async apply(@Req() request: FastifyRequest): Promise<IngestResponse> {
-    const numbered = await numberedRecords(request.body);
-    if (numbered.length > this.maxRecords) {
-      throw new LoyaltyException(
-        ErrorCode.REQUEST_TOO_LARGE,
-        `A request may carry at most ${this.maxRecords} records (got ${numbered.length}); split it`,
-      );
-    }
+  @IngestRoute()
+  async apply(@Req() request: IngestHttpRequest): Promise<IngestResponse> {
+    const numbered = await readIngestBody(request, {
+      maxRecords: this.maxRecords,
+      maxBytes: ndjsonLimitOf(request),
+    });
     const results = await applyNumbered(this.ingest, numbered);
     return { ...summarize(results), results };
   }
-}
-
-/** The records of a body: a JSON array (already parsed) or NDJSON text, numbered as `import` does. */
-async function numberedRecords(body: unknown): Promise<NumberedRecord[]> {
-  if (Array.isArray(body)) {
-    return body.map((value, index) => ({ line: index + 1, parsed: parseRecord(value) }));
-  }
-  if (typeof body === 'string') {
-    const records: NumberedRecord[] = [];
-    for await (const record of readNdjson(Readable.from([body]))) records.push(record);
-    return records;
-  }
-  throw new LoyaltyException(
-    ErrorCode.MALFORMED_REQUEST,
-    'The body must be a JSON array of records (application/json) or one record per line (application/x-ndjson)',
-  );
 }

@@ -6,6 +6,7 @@ import { QuestsModule } from '../quests/quests.module';
 import { SpacesModule } from '../spaces/spaces.module';
 import { StorageModule } from '../storage/storage.module';
 import { IngestController } from './ingest.controller';
+import { IngestHttpSetup } from './ingest-http.setup';
 import { IngestService } from './ingest.service';
 
 @Module({
@@ -18,7 +19,7 @@ import { IngestService } from './ingest.service';
     StorageModule,
   ],
   controllers: [IngestController],
-  providers: [IngestService],
+  providers: [IngestService, IngestHttpSetup],
   exports: [IngestService],
 })
 export class IngestModule {}

@@ -43,6 +43,18 @@ export function envelopeFor(
 }
 
 /**
+ * The body of an HTTP answer refused whole, outside GraphQL (a route of the module, or a request a
+ * host turns away before GraphQL): the same `{ errors: [...] }` shape as a GraphQL answer.
+ */
+export function errorResponseBody(
+  code: ErrorCode,
+  message?: string,
+  requestId?: string,
+): { errors: GraphQLFormattedError[] } {
+  return { errors: [envelopeFor(code, message, requestId)] };
+}
+
+/**
  * Maps whatever Apollo formatted into the envelope. Our own codes pass through with their
  * message; GraphQL's request errors keep their message minus suggestions; anything else is an
  * internal error whose message is never shown (it may hold SQL or a stack).
