@@ -61,11 +61,7 @@ export async function createApp(
     const limit = routeLimits[route.url]?.maxBodyBytes;
     if (limit !== undefined) route.bodyLimit = limit;
   });
-  server.addContentTypeParser(
-    ['application/x-ndjson', 'application/ndjson'],
-    { parseAs: 'string' },
-    (_request, body, done) => done(null, body),
-  );
+  // NDJSON bodies: the module's own parser streams them to POST /ingest within the route's limit.
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, options),
     adapter,

@@ -353,6 +353,17 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     const huge = await post(body.padEnd(200_001, ' '));
     expect(huge.status).toBe(400);
     expect(huge.body.errors[0].extensions.code).toBe('REQUEST_TOO_LARGE');
+    // NDJSON, streamed by the module's own parser, has the same limit.
+    const lines = records.map((record) => JSON.stringify(record)).join('\n');
+    const hugeLines = await post(lines.padEnd(200_001, ' '), 'application/x-ndjson');
+    expect(hugeLines.status).toBe(400);
+    expect(hugeLines.body.errors[0]).toMatchObject({
+      message: 'Request body is too large: at most 200000 bytes',
+      extensions: { code: 'REQUEST_TOO_LARGE' },
+    });
+    expect((await post(lines.padEnd(200_000, ' '), 'application/x-ndjson')).body).toMatchObject({
+      duplicates: 100,
+    });
     for (const path of ['/query', '/nowhere']) {
       const response = await fetch(t.url.replace(/\/query$/, path), {
         method: 'POST',
