@@ -1,4 +1,3 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { requestIdOf, requestOfContext } from './request-of';
 
@@ -6,19 +5,46 @@ import { requestIdOf, requestOfContext } from './request-of';
 const RESPONSE_STATUSES = new Set([400, 401, 403, 429, 503]);
 
 /**
+ * What the plugin reads and writes of Apollo Server's `willSendResponse` context; Apollo's own
+ * context is one. Declared here rather than imported from `@apollo/server`: this package is
+ * CommonJS, so its declarations would name Apollo's CommonJS types, which an ES-module host's
+ * (nominal, through classes with private members such as HeaderMap) cannot be assigned to.
+ */
+export interface EnvelopeResponseContext {
+  readonly contextValue: unknown;
+  readonly response: {
+    readonly http: { status?: number };
+    readonly body:
+      | {
+          readonly kind: 'single';
+          readonly singleResult: { errors?: ReadonlyArray<GraphQLFormattedError> };
+        }
+      | { readonly kind: 'incremental' };
+  };
+}
+
+/** The request listener the plugin gives Apollo Server: one hook, structurally typed. */
+export interface EnvelopeRequestListener {
+  willSendResponse(requestContext: EnvelopeResponseContext): Promise<void>;
+}
+
+/**
  * Completes the error envelope once the response is known: adds the request id to every error
  * and gives the HTTP response the status an authentication, rate-limit or availability error
- * calls for. Pair it with `formatError: formatLoyaltyError`.
+ * calls for. Pair it with `formatError: formatLoyaltyError`. An Apollo Server plugin
+ * (`plugins: [new ErrorEnvelopePlugin()]`), typed structurally so that it is one for CommonJS and
+ * ES-module hosts alike.
  */
-export class ErrorEnvelopePlugin implements ApolloServerPlugin<object> {
-  requestDidStart(): Promise<GraphQLRequestListener<object>> {
+export class ErrorEnvelopePlugin {
+  requestDidStart(): Promise<EnvelopeRequestListener> {
     return Promise.resolve({
-      willSendResponse({ response, contextValue }) {
+      willSendResponse({ response, contextValue }: EnvelopeResponseContext) {
         if (response.body.kind !== 'single') return Promise.resolve();
-        const errors = response.body.singleResult.errors;
+        const result = response.body.singleResult;
+        const errors = result.errors;
         if (!errors || errors.length === 0) return Promise.resolve();
         const requestId = requestIdOf(requestOfContext(contextValue));
-        response.body.singleResult.errors = errors.map((error): GraphQLFormattedError => {
+        result.errors = errors.map((error): GraphQLFormattedError => {
           const { timestamp, ...rest } = error.extensions ?? {};
           return { ...error, extensions: { ...rest, request_id: requestId, timestamp } };
         });
