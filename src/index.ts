@@ -21,7 +21,11 @@ export { ErrorCode, ERROR_DEFINITIONS } from './common/errors/error-code';
 export type { ErrorCategory } from './common/errors/error-code';
 export { LoyaltyException } from './common/errors/loyalty.exception';
 export { formatLoyaltyError } from './common/graphql/format-error';
-export { ErrorEnvelopePlugin } from './common/graphql/error-envelope.plugin';
+export {
+  ErrorEnvelopePlugin,
+  type EnvelopeRequestListener,
+  type EnvelopeResponseContext,
+} from './common/graphql/error-envelope.plugin';
 export { stripProductExtensions } from './common/graphql/strict-schema';
 export { attachDeadline } from './common/deadline/deadline';
 

@@ -28,8 +28,8 @@ const FEATURES = [
  * leaderboards, auth, ingest, each a module of its own), their resolvers, services and entities.
  * The host owns the GraphQL root (code-first), the TypeORM root (with {@link LOYALTY_ENTITIES} and
  * {@link LOYALTY_MIGRATIONS}) and any app-wide guards and filters; this module registers none. Its
- * one HTTP route, POST /ingest, is guarded by the access-token guard (scope `ingest`); for NDJSON
- * bodies the host registers a text parser for `application/x-ndjson` (JSON arrays need none).
+ * one HTTP route, POST /ingest, is guarded by the access-token guard (scope `ingest`), reads JSON
+ * arrays and NDJSON by itself and answers its refusals in the error envelope, on Express or Fastify.
  * Register it once per application: its options are global to its feature modules.
  *
  * ```ts
