@@ -1,0 +1,39 @@
+// The host's application module: the README's module snippet, pasted verbatim between the
+// markers below (scripts/test-hosts.js checks it against README.md), after the imports that the
+// snippet leaves to the host.
+import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
+import { Module } from '@nestjs/common';
+import { GraphQLModule } from '@nestjs/graphql';
+import { TypeOrmModule } from '@nestjs/typeorm';
+
+// >>> README.md "Using it as a NestJS module"
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ErrorEnvelopePlugin,
+  formatLoyaltyError,
+  LOYALTY_MIGRATIONS,
+  LoyaltyModule,
+} from 'loyalty-leaderboard';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRoot({
+      type: 'mysql', // or 'better-sqlite3'
+      url: process.env.DB,
+      autoLoadEntities: true,
+      migrations: LOYALTY_MIGRATIONS, // the schema comes from these, not from synchronize
+      migrationsRun: true,
+    }),
+    GraphQLModule.forRoot<ApolloDriverConfig>({
+      driver: ApolloDriver,
+      autoSchemaFile: true,
+      // Optional: the error envelope, and the HTTP statuses it implies.
+      formatError: formatLoyaltyError,
+      plugins: [new ErrorEnvelopePlugin(), ApolloServerPluginCacheControlDisabled()],
+      preserveHttpStatusForExecutionErrors: false,
+    }),
+    LoyaltyModule.forRoot({ cursorSecret: process.env.CURSOR_SECRET }), // or forRootAsync({ useFactory })
+  ],
+})
+export class AppModule {}
+// <<< README.md

@@ -1,0 +1,438 @@
+// The host test, the same file in every NestJS host fixture (scripts/test-hosts.js checks that the
+// copies match). It boots the host's own app on one database, creates a token, sends records to
+// POST /ingest as JSON and NDJSON, walks a leaderboard through the host's GraphQL path, and checks
+// the error envelope. Test names start with the step of the runner's table they prove:
+// boot, cli, ingest, walk, errors. Jest and vitest both run it (describe/it/expect as globals).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { createConnection } from 'mysql2/promise';
+import { AccessTokensService } from 'loyalty-leaderboard';
+
+const MYSQL_SERVER = process.env.HOSTS_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+const GRAPHQL_PATH = '/graphql';
+const STEP_TIMEOUT = 120_000;
+/** Opens the message of a test that could not run because an earlier one failed. */
+const NOT_RUN = 'not run:';
+const SPACE_ID = 1;
+const ADDRESSES = 120; // three pages of 50
+const IN_JSON = 70; // addresses sent as a JSON array; the rest as NDJSON
+
+type Json = any;
+
+interface Answer {
+  status: number;
+  body: Json;
+  text: string;
+}
+
+/** The board the records below make: rank i + 1 is address i. */
+function expectedBoard() {
+  return Array.from({ length: ADDRESSES }, (_, i) => ({
+    rank: i + 1,
+    // Pairs tie on points; the one that reached its total first (the even one) ranks first.
+    points: 1000 - 10 * Math.floor(i / 2),
+    address: { address: addressOf(i), username: i % 3 === 0 ? null : `user-${i}` },
+  }));
+}
+
+function addressOf(i: number): string {
+  return `0xHost${String(i).padStart(3, '0')}`;
+}
+
+function occurredAt(i: number, dayBefore = false): string {
+  const at = Date.parse('2026-03-02T00:00:00Z') + i * 60_000 - (dayBefore ? 86_400_000 : 0);
+  return new Date(at).toISOString();
+}
+
+/** The records of addresses [from, to): profiles for two in three, points (two events for some). */
+function recordsFor(from: number, to: number): Json[] {
+  const records: Json[] = [];
+  for (const entry of expectedBoard().slice(from, to)) {
+    const i = entry.rank - 1;
+    const address = entry.address.address;
+    if (entry.address.username) {
+      records.push({ type: 'profile', address, username: entry.address.username });
+    }
+    const points = (key: string, value: number, at: string) => ({
+      type: 'points',
+      key,
+      spaceId: SPACE_ID,
+      address,
+      points: value,
+      occurredAt: at,
+    });
+    if (i % 10 === 0) {
+      records.push(points(`host-${i}-a`, entry.points - 5, occurredAt(i, true)));
+      records.push(points(`host-${i}-b`, 5, occurredAt(i)));
+    } else {
+      records.push(points(`host-${i}`, entry.points, occurredAt(i)));
+    }
+  }
+  return records;
+}
+
+/** The parts of an error answer the envelope fixes (docs/api.md, Errors), for one comparison. */
+function envelopeOf(answer: Answer) {
+  const error = answer.body?.errors?.[0];
+  return {
+    status: answer.status,
+    errors: Array.isArray(answer.body?.errors) ? answer.body.errors.length : answer.text.slice(0, 300),
+    message: error?.message,
+    code: error?.extensions?.code,
+    category: error?.extensions?.category,
+    http_status: error?.extensions?.http_status,
+    timestamp: !Number.isNaN(Date.parse(error?.extensions?.timestamp)),
+  };
+}
+
+interface Database {
+  fixture: string;
+  kind: 'mariadb' | 'sqlite';
+  /** The MariaDB database the run creates and drops, or the SQLite file's folder. */
+  schema: string;
+  scratch: string;
+  /**
+   * What the README's snippet reads from process.env.DB, and the loyalty CLI from DATABASE_URL:
+   * `mysql://user@host:port/database` or `sqlite:/path/to/file.sqlite`.
+   */
+  databaseUrl: string;
+}
+
+let chosen: Database | undefined;
+
+/**
+ * Sets process.env.DB for this test file. The README's snippet reads it when the app module is
+ * evaluated, so a spec imports a module calling this before it imports the app module.
+ */
+export function useDatabase(kind: 'mariadb' | 'sqlite'): void {
+  const fixture: string = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')).name;
+  const scratch = mkdtempSync(join(tmpdir(), `loyalty-host-${fixture}-`));
+  const schema = `loyalty_host_${fixture.replace(/[^a-z0-9]/gi, '_')}`;
+  const databaseUrl =
+    kind === 'mariadb' ? `${MYSQL_SERVER}/${schema}` : `sqlite:${join(scratch, 'loyalty.sqlite')}`;
+  chosen = { fixture, kind, schema, scratch, databaseUrl };
+  process.env.DB = databaseUrl;
+}
+
+/** The suite, on the database useDatabase chose; createApp creates the app as src/main.ts does. */
+export function hostSuite(createApp: () => Promise<INestApplication>): void {
+  if (!chosen || process.env.DB !== chosen.databaseUrl) {
+    throw new Error('import a module calling useDatabase() before the app module');
+  }
+  const { fixture, kind: database, schema, scratch, databaseUrl } = chosen;
+
+  let app: INestApplication | undefined;
+  let base = '';
+  let token = '';
+  /** The addresses whose records an ingest test got applied: the board the walk expects. */
+  const ingested = new Set<number>();
+
+  const request = async (
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<Answer> => {
+    const response = await fetch(base + path, { method: 'POST', headers, body });
+    const text = await response.text();
+    let parsed: Json;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed, text };
+  };
+  const graphql = (query: string, variables: Json = {}, headers: Record<string, string> = {}) =>
+    request(GRAPHQL_PATH, JSON.stringify({ query, variables }), {
+      'content-type': 'application/json',
+      ...headers,
+    });
+  const ingest = (body: string, contentType: string, headers: Record<string, string> = {}) =>
+    request('/ingest', body, { 'content-type': contentType, ...headers });
+  // A test that cannot run after an earlier one failed says so: the runner counts it as skipped.
+  const booted = () => {
+    if (!app) throw new Error(`${NOT_RUN} the host did not boot (see its boot test)`);
+    if (!token) throw new Error(`${NOT_RUN} no access token (see the cli test)`);
+  };
+
+  describe(`${fixture} on ${database === 'mariadb' ? 'MariaDB' : 'SQLite'}`, () => {
+    beforeAll(async () => {
+      if (database !== 'mariadb') return;
+      const server = await createConnection(MYSQL_SERVER);
+      try {
+        await server.query(`DROP DATABASE IF EXISTS \`${schema}\``);
+        // As a host team would make it: the server's default character set and collation.
+        await server.query(`CREATE DATABASE \`${schema}\``);
+      } finally {
+        await server.end();
+      }
+    }, STEP_TIMEOUT);
+
+    afterAll(async () => {
+      await app?.close();
+      if (database === 'mariadb') {
+        const server = await createConnection(MYSQL_SERVER);
+        try {
+          await server.query(`DROP DATABASE IF EXISTS \`${schema}\``);
+        } finally {
+          await server.end();
+        }
+      }
+      rmSync(scratch, { recursive: true, force: true });
+    }, STEP_TIMEOUT);
+
+    it(
+      `boot: the host's app module starts on ${database} and serves GraphQL at ${GRAPHQL_PATH}`,
+      async () => {
+        const created = await createApp();
+        app = created;
+        await created.listen(0, '127.0.0.1');
+        const { port } = created.getHttpServer().address() as AddressInfo;
+        base = `http://127.0.0.1:${port}`;
+        const answer = await graphql('{ __typename }');
+        expect({ status: answer.status, body: answer.body }).toEqual({
+          status: 200,
+          body: { data: { __typename: 'Query' } },
+        });
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      'cli: the loyalty binary in node_modules/.bin creates a token with the ingest and query scopes',
+      async () => {
+        if (!app) throw new Error(`${NOT_RUN} the host did not boot (see its boot test)`);
+        const bin = join(process.cwd(), 'node_modules', '.bin', 'loyalty');
+        const args = ['token', 'create', '--name', `host-${database}`, '--scope', 'ingest,query'];
+        const run = await new Promise<{ code: unknown; stdout: string; stderr: string }>(
+          (resolve) => {
+            execFile(
+              bin,
+              args,
+              { env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 },
+              (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }),
+            );
+          },
+        );
+        if (run.code === 0 && /^lpt_[0-9A-Za-z]{49}$/.test(run.stdout.trim())) {
+          token = run.stdout.trim();
+          return;
+        }
+        // The CLI failed: the rest of the suite goes on with a token from the library itself.
+        const created = await app
+          .get(AccessTokensService)
+          .create(`host-${database}-fallback`, ['ingest', 'query']);
+        token = created.token;
+        throw new Error(
+          `loyalty ${args.join(' ')} exited ${String(run.code)}; the other tests use a token from ` +
+            `AccessTokensService instead.\nstdout: ${run.stdout.slice(0, 500)}\nstderr: ${run.stderr.slice(0, 2000)}`,
+        );
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      'ingest: POST /ingest applies a JSON array of records',
+      async () => {
+        booted();
+        const records = [
+          { type: 'space', id: SPACE_ID, name: 'Host space' },
+          ...recordsFor(0, IN_JSON),
+        ];
+        const answer = await ingest(JSON.stringify(records), 'application/json', {
+          'access-token': token,
+        });
+        expect({ status: answer.status, body: answer.body ?? answer.text }).toMatchObject({
+          status: 200,
+          body: { accepted: records.length, duplicates: 0, refused: 0 },
+        });
+        expect(answer.body.results).toHaveLength(records.length);
+        for (let i = 0; i < IN_JSON; i++) ingested.add(i);
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      'ingest: POST /ingest applies NDJSON, with a duplicate and a refused line',
+      async () => {
+        booted();
+        const records = [
+          ...recordsFor(IN_JSON, ADDRESSES),
+          recordsFor(1, 2).find((r) => r.type === 'points'), // sent before: a duplicate
+          {
+            type: 'points',
+            key: 'host-unknown-space',
+            spaceId: 99,
+            address: '0xNowhere',
+            points: 5,
+            occurredAt: occurredAt(0),
+          },
+        ];
+        const body = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+        const answer = await ingest(body, 'application/x-ndjson', { 'access-token': token });
+        expect({ status: answer.status, body: answer.body ?? answer.text }).toMatchObject({
+          status: 200,
+          body: { accepted: records.length - 2, duplicates: 1, refused: 1 },
+        });
+        expect(answer.body.results.at(-2)).toEqual({ line: records.length - 1, status: 'duplicate' });
+        expect(answer.body.results.at(-1)).toMatchObject({
+          line: records.length,
+          status: 'refused',
+          field: 'spaceId',
+        });
+        for (let i = IN_JSON; i < ADDRESSES; i++) ingested.add(i);
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      `walk: the board walked by cursor through ${GRAPHQL_PATH} has every entry once, in rank order`,
+      async () => {
+        booted();
+        const query = `query Walk($space: Int!, $after: String) {
+          space(id: $space) {
+            name
+            loyaltyPointsRanks(cursorAfter: $after) {
+              totalCount
+              pageInfo { hasNextPage endCursor }
+              list { rank points address { address username } }
+            }
+          }
+        }`;
+        const entries: Json[] = [];
+        const totals: number[] = [];
+        let after: string | null = null;
+        for (let pages = 0; pages < 10; pages++) {
+          const answer = await graphql(query, { space: SPACE_ID, after }, { 'access-token': token });
+          expect({ status: answer.status, errors: answer.body?.errors }).toEqual({
+            status: 200,
+            errors: undefined,
+          });
+          expect(answer.body.data.space.name).toBe('Host space');
+          const page = answer.body.data.space.loyaltyPointsRanks;
+          entries.push(...page.list);
+          totals.push(page.totalCount);
+          if (!page.pageInfo.hasNextPage) break;
+          after = page.pageInfo.endCursor;
+        }
+        // The board of what the ingest tests applied (all of it when both passed), ranks renumbered.
+        const expected = expectedBoard()
+          .filter((entry) => ingested.has(entry.rank - 1))
+          .map((entry, index) => ({ ...entry, rank: index + 1 }));
+        if (expected.length <= 50) {
+          throw new Error(`${NOT_RUN} the ingest tests applied less than two pages`);
+        }
+        expect(totals).toEqual(Array(Math.ceil(expected.length / 50)).fill(expected.length));
+        expect(entries).toEqual(expected);
+      },
+      STEP_TIMEOUT,
+    );
+
+    const ingestBody = JSON.stringify(recordsFor(0, 1));
+
+    it(
+      'errors: POST /ingest without a token answers 401 TOKEN_REQUIRED in the envelope',
+      async () => {
+        booted();
+        expect(envelopeOf(await ingest(ingestBody, 'application/json'))).toEqual({
+          status: 401,
+          errors: 1,
+          message: 'Access token is required',
+          code: 'TOKEN_REQUIRED',
+          category: 'AUTHENTICATION',
+          http_status: 401,
+          timestamp: true,
+        });
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      'errors: POST /ingest with an invalid token answers 401 INVALID_TOKEN in the envelope',
+      async () => {
+        booted();
+        const wrong = `lpt_${'x'.repeat(49)}`;
+        const answer = await ingest(ingestBody, 'application/json', { 'access-token': wrong });
+        expect(envelopeOf(answer)).toEqual({
+          status: 401,
+          errors: 1,
+          message: 'Invalid access token',
+          code: 'INVALID_TOKEN',
+          category: 'AUTHENTICATION',
+          http_status: 401,
+          timestamp: true,
+        });
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      'errors: POST /ingest with a JSON body that is not an array of records answers 400 MALFORMED_REQUEST',
+      async () => {
+        booted();
+        const answer = await ingest('{"type":"space","id":2,"name":"not in an array"}', 'application/json', {
+          'access-token': token,
+        });
+        expect(envelopeOf(answer)).toMatchObject({
+          status: 400,
+          errors: 1,
+          code: 'MALFORMED_REQUEST',
+          category: 'VALIDATION',
+          http_status: 400,
+          timestamp: true,
+        });
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      'errors: POST /ingest with a body that is not JSON answers 400 in the envelope',
+      async () => {
+        booted();
+        const answer = await ingest('[{"type": "space", ', 'application/json', {
+          'access-token': token,
+        });
+        expect(envelopeOf(answer)).toMatchObject({
+          status: 400,
+          errors: 1,
+          category: 'VALIDATION',
+          http_status: 400,
+          timestamp: true,
+        });
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      `errors: ${GRAPHQL_PATH} without a token, or with an invalid one, answers 401 in the envelope`,
+      async () => {
+        booted();
+        const query = `{ space(id: ${SPACE_ID}) { name } }`;
+        expect(envelopeOf(await graphql(query))).toEqual({
+          status: 401,
+          errors: 1,
+          message: 'Access token is required',
+          code: 'TOKEN_REQUIRED',
+          category: 'AUTHENTICATION',
+          http_status: 401,
+          timestamp: true,
+        });
+        const wrong = await graphql(query, {}, { 'access-token': `lpt_${'x'.repeat(49)}` });
+        expect(envelopeOf(wrong)).toEqual({
+          status: 401,
+          errors: 1,
+          message: 'Invalid access token',
+          code: 'INVALID_TOKEN',
+          category: 'AUTHENTICATION',
+          http_status: 401,
+          timestamp: true,
+        });
+      },
+      STEP_TIMEOUT,
+    );
+  });
+}
