@@ -137,7 +137,7 @@ function peerBlocks(output) {
       continue;
     }
     const text = match[1];
-    if (/^(code )?ERESOLVE\b|^peer dep|^EPEER/i.test(text)) {
+    if (/^ERESOLVE\b|^peer dep|^EPEER/i.test(text)) {
       current = { lines: [line], subject: '' };
       blocks.push(current);
     } else if (/^(EBADENGINE|install-scripts|deprecated|code |cleanup)/.test(text)) {
@@ -368,12 +368,16 @@ function cellsFromResults(resultsFile, steps) {
   }
   for (const [message, tests] of byMessage) {
     const where = [...new Set(tests.map((t) => t.place).filter(Boolean))].join('+');
+    const steps = new Map();
+    for (const t of tests) {
+      const step = /^(\w+):/.exec(t.title)?.[1] ?? t.title;
+      steps.set(step, (steps.get(step) ?? 0) + 1);
+    }
+    const list = [...steps].map(([step, n]) => (n > 1 ? `${step} x${n}` : step)).join(', ');
     const who =
       tests.length === 1
         ? (tests[0].fullName ?? tests[0].title)
-        : `${tests.length} tests${where ? ` on ${where}` : ''} (${tests
-            .map((t) => /^\w+:/.exec(t.title)?.[0] ?? t.title)
-            .join(' ')})`;
+        : `${tests.length} tests${where ? ` on ${where}` : ''} (${list})`;
     failures.push(`${who}\n      ${message}`);
   }
   return { cells, failures };
@@ -722,7 +726,11 @@ async function main() {
   process.exitCode = failed.length || problems.length ? 1 : 0;
 }
 
-main().catch((error) => {
-  console.error(`[test-hosts] ${error.stack ?? error}`);
-  process.exitCode = 2;
-});
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(`[test-hosts] ${error.stack ?? error}`);
+    process.exitCode = 2;
+  });
+}
+
+module.exports = { cellsFromResults, checkSnippet, ourPeerWarnings, readmeBlocks };
