@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the whole jest suite under other Node majors (`node scripts/test-node-matrix.js 22 24`),
+// Runs the whole jest suite under other Node majors (`node scripts/test-node-matrix.js 22 24`, or
+// `... 22 -- path/to/spec` for some specs only),
 // after `npm run test:all` has built and tested on the machine's own Node. better-sqlite3 is a
 // native addon built for one Node ABI: it is compiled for each major (kept in ~/.cache per addon
 // version and ABI, so a later run reuses it), and the machine's own build is put back at the end.
@@ -48,9 +49,11 @@ function useAddonFor(node) {
   fs.copyFileSync(cached, built);
 }
 
-const majors = process.argv.slice(2).map(Number);
+const separator = process.argv.indexOf('--');
+const majors = process.argv.slice(2, separator === -1 ? undefined : separator).map(Number);
+const jestArgs = separator === -1 ? [] : process.argv.slice(separator + 1);
 if (majors.length === 0 || majors.some((major) => !Number.isInteger(major))) {
-  console.error('usage: node scripts/test-node-matrix.js MAJOR [MAJOR...]');
+  console.error('usage: node scripts/test-node-matrix.js MAJOR [MAJOR...] [-- JEST_ARGS...]');
   process.exit(2);
 }
 const own = fs.readFileSync(built);
@@ -63,7 +66,7 @@ try {
     const started = Date.now();
     const run = spawnSync(
       node.bin,
-      [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand'],
+      [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', ...jestArgs],
       {
         cwd: root,
         env: { ...process.env, ...node.env },
