@@ -15,11 +15,15 @@ import {
   LoyaltyModule,
 } from 'loyalty-leaderboard';
 
+// DB: mysql://user:password@host:3306/database (MySQL 8.0.17+, MariaDB 10.8+) or sqlite:file
+const db = process.env.DB ?? 'sqlite:data/loyalty.sqlite';
+
 @Module({
   imports: [
     TypeOrmModule.forRoot({
-      type: 'mysql', // or 'better-sqlite3'
-      url: process.env.DB,
+      ...(db.startsWith('sqlite:')
+        ? { type: 'better-sqlite3', database: db.slice('sqlite:'.length) }
+        : { type: 'mysql', url: db, timezone: 'Z' }), // 'mysql' serves MariaDB too
       autoLoadEntities: true,
       migrations: LOYALTY_MIGRATIONS, // the schema comes from these, not from synchronize
       migrationsRun: true,
