@@ -4,6 +4,9 @@ import { errorResponseBody } from '../common/errors/error-envelope';
 import { describeBodyFailure, NDJSON_MEDIA_TYPES } from './ingest-body';
 import { isIngestHandler } from './ingest-route';
 
+/** Marks POST /ingest in its Fastify route config, where the NDJSON parser can see it. */
+const INGEST_ROUTE_CONFIG = 'loyaltyIngest';
+
 /** The status of a body Fastify's content-type parsing refused (4xx), if that is what failed. */
 function bodyFailureStatus(error: FastifyError): number | undefined {
   const status = error.statusCode;
@@ -22,6 +25,7 @@ function bodyFailureStatus(error: FastifyError): number | undefined {
 export function answerBodyFailuresOnFastify(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     if (!isIngestHandler(route.handler)) return;
+    route.config = { ...route.config, [INGEST_ROUTE_CONFIG]: true };
     const previous = route.errorHandler;
     route.errorHandler = function (this: FastifyInstance, error, request, reply) {
       const status = bodyFailureStatus(error);
@@ -42,11 +46,20 @@ export function answerBodyFailuresOnFastify(fastify: FastifyInstance): void {
 /**
  * Lets NDJSON through to POST /ingest as the request's unread stream (the controller reads it
  * within the route's body limit), unless the host has a parser of its own for the type. Fastify
- * parsers are app-wide: another route gets the same stream as its body.
+ * parsers are app-wide, so the host's other routes are refused the type with 415, as Fastify
+ * does for a type it has no parser for.
  */
 export function acceptNdjsonOnFastify(fastify: FastifyInstance): void {
   for (const type of NDJSON_MEDIA_TYPES) {
     if (fastify.hasContentTypeParser(type)) continue;
-    fastify.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
+    fastify.addContentTypeParser(type, (request, payload, done) => {
+      const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
+      if (config?.[INGEST_ROUTE_CONFIG] === true) return done(null, payload);
+      const refused = Object.assign(new Error(`Unsupported Media Type: ${type}`), {
+        statusCode: 415,
+        code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+      });
+      done(refused, undefined);
+    });
   }
 }

@@ -211,6 +211,17 @@ describe.each(CASES)('the module inside a %s host on %s', (platform, kind) => {
     });
   });
 
+  // Without the module, Fastify refuses a media type it has no parser for (415) and Apollo on
+  // Express finds no JSON body (400); the module's NDJSON parser must not change that.
+  it("leaves the host's other routes as they were for NDJSON bodies", async () => {
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', 'access-token': queryToken },
+      body: '{"query":"{ __typename }"}\n',
+    });
+    expect(response.status).toBe(platform === 'fastify' ? 415 : 400);
+  });
+
   describe('POST /ingest', () => {
     it('takes a JSON array of records and answers each outcome by position', async () => {
       const answer = await ingest(
