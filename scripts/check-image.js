@@ -280,8 +280,12 @@ async function main() {
 
   // Start it as `docker run` would, and wait for the health check.
   const port = await freePort();
+  // This machine's NODE_* settings (NODE_PATH, NODE_OPTIONS) are not the image's.
+  const machineEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('NODE_')),
+  );
   const env = {
-    ...process.env,
+    ...machineEnv,
     ...image.env,
     ...image.node.env,
     PORT: String(port),
@@ -332,6 +336,11 @@ async function main() {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.once('exit', resolve));
   }
+  // The MySQL driver loads only when a MySQL URL is used: make sure the image has it.
+  execFileSync(image.node.bin, ['-e', "require.resolve('mysql2/promise')"], {
+    cwd: path.join(image.dir, image.workdir),
+    env,
+  });
   const cli = execFileSync(image.node.bin, ['dist/src/host/cli/main.js', '--help'], {
     cwd: path.join(image.dir, image.workdir),
     env,

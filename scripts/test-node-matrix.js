@@ -78,6 +78,8 @@ try {
     log(`Node ${node.version}: ${run.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s`);
   }
 } finally {
+  // node-gyp clears build/ before it compiles, so a failed compile leaves no folder to write to.
+  fs.mkdirSync(path.dirname(built), { recursive: true });
   fs.writeFileSync(built, own);
 }
 for (const { node, passed, seconds } of results)

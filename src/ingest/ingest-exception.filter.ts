@@ -7,6 +7,13 @@ import { IncomingRequestLike, requestIdOf } from '../common/graphql/request-of';
 import { classifyFailure } from '../storage/failure-classifier';
 import { describeBodyFailure } from './ingest-body';
 
+/** The envelope's code for a refusal of the host's, by its HTTP status. */
+const HOST_REFUSALS: Partial<Record<number, ErrorCode>> = {
+  401: ErrorCode.TOKEN_REQUIRED,
+  403: ErrorCode.INSUFFICIENT_SCOPE,
+  429: ErrorCode.RATE_LIMIT_EXCEEDED,
+};
+
 /**
  * Answers every failure of POST /ingest, its guard's included, in the error envelope of
  * docs/api.md, through the host's HTTP adapter (Express or Fastify): a client's mistake is 400,
@@ -40,9 +47,11 @@ export class IngestExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       const status = exception.getStatus();
-      return status === 413 || status === 415
-        ? describeBodyFailure(status, undefined)
-        : { code: ErrorCode.MALFORMED_REQUEST, message: exception.message };
+      if (status === 413 || status === 415) return describeBodyFailure(status, undefined);
+      // The host's own guards run on this route too (a throttler, an auth guard): their refusal
+      // keeps its status, in the envelope, so that a client backs off on 429 as it would anywhere.
+      const code = HOST_REFUSALS[status] ?? ErrorCode.MALFORMED_REQUEST;
+      return { code, message: exception.message };
     }
     const failure = classifyFailure(exception);
     const detail = exception instanceof Error ? exception.message : String(exception);
