@@ -16,7 +16,7 @@ import {
 } from 'loyalty-leaderboard';
 
 // DB: mysql://user:password@host:3306/database (MySQL 8.0.17+, MariaDB 10.8+) or sqlite:file
-const db = process.env.DB ?? 'sqlite:data/loyalty.sqlite';
+const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
 
 @Module({
   imports: [
