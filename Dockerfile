@@ -3,9 +3,11 @@
 # Run:   docker run -p 3000:3000 -v loyalty-data:/data loyalty-leaderboard
 #        (or -e DATABASE_URL=mysql://user:pass@host:3306/db; settings: docs/operations.md)
 # CI rebuilds these stages from exactly the files they copy: scripts/check-image.js.
+# Node 22, not 24: better-sqlite3 12 (the service's) can abort a Node 24 process when the GC
+# finalizes a statement (WiseLibs/better-sqlite3#1515); 13 fixes it but needs Node 22 or later.
 
 # Compiles the TypeScript (the whole install, dev tools included).
-FROM node:24-bookworm AS build
+FROM node:22-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json packages/client/
@@ -20,7 +22,7 @@ RUN npm run build
 # What the service runs with and nothing else: packages/service/package.json, from the lockfile.
 # (--omit=optional: the Express adapter, an optional peer of @nestjs/core that only the tests use.)
 # better-sqlite3 compiles here (python3, make and g++ come with this image).
-FROM node:24-bookworm AS runtime-deps
+FROM node:22-bookworm AS runtime-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json packages/client/
@@ -29,7 +31,7 @@ RUN npm ci --omit=dev --omit=optional --no-audit --no-fund --workspace loyalty-l
  && rm node_modules/loyalty-leaderboard-service \
  && mkdir data
 
-FROM node:24-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     PORT=3000 \

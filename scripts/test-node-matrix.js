@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // Runs the whole jest suite under other Node majors (`node scripts/test-node-matrix.js 22 24`, or
 // `... 22 -- path/to/spec` for some specs only),
-// after `npm run test:all` has built and tested on the machine's own Node. better-sqlite3 is a
-// native addon built for one Node ABI: it is compiled for each major (kept in ~/.cache per addon
-// version and ABI, so a later run reuses it), and the machine's own build is put back at the end.
+// after `npm run test:all` has built and tested on the machine's own Node.
+//
+// better-sqlite3 is a native addon. Up to Node 22 the installed one (12.x, built for one Node ABI)
+// is compiled for each major (kept in ~/.cache per addon version and ABI, so a later run reuses
+// it). From Node 24 on, 12.x aborts the process when the GC finalizes a statement (Node 24's
+// ObjectWrap removes a cleanup hook without an environment: WiseLibs/better-sqlite3#1515), so the
+// suite runs there with better-sqlite3 13 (Node-API, Node 22+), which hosts on Node 24 must use:
+// it is installed into ~/.cache and linked in place of the installed one. Everything is put back
+// at the end.
 /* eslint-disable */
 const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -27,6 +33,44 @@ const nodeGyp = path.join(
   'node-gyp.js',
 );
 const log = (line) => process.stderr.write(`[node-matrix] ${line}\n`);
+/** The first Node major that needs better-sqlite3 13, and the version taken for it. */
+const NODE_API_ADDON_FROM = 24;
+const NODE_API_ADDON = '13.2.0';
+const parked = path.join(root, 'node_modules', '.better-sqlite3-installed');
+
+/** Links better-sqlite3 13 (installed once into ~/.cache with `node`) in place of the installed one. */
+function useNodeApiAddon(node) {
+  const prefix = path.join(cache, `better-sqlite3-${NODE_API_ADDON}`);
+  const installed = path.join(prefix, 'node_modules', 'better-sqlite3');
+  if (!fs.existsSync(path.join(installed, 'package.json')))
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        prefix,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        `better-sqlite3@${NODE_API_ADDON}`,
+      ],
+      { env: { ...process.env, ...node.env }, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+  if (!fs.existsSync(parked)) fs.renameSync(addon, parked);
+  fs.rmSync(addon, { recursive: true, force: true });
+  fs.symlinkSync(installed, addon, 'dir');
+}
+
+/** Puts the installed better-sqlite3 back, with the machine's own build. */
+function restoreInstalledAddon(own) {
+  if (fs.existsSync(parked)) {
+    fs.rmSync(addon, { recursive: true, force: true });
+    fs.renameSync(parked, addon);
+  }
+  // node-gyp clears build/ before it compiles, so a failed compile leaves no folder to write to.
+  fs.mkdirSync(path.dirname(built), { recursive: true });
+  fs.writeFileSync(built, own);
+}
 
 /** Puts a better-sqlite3 build for `node`'s ABI in place, compiling it once per ABI. */
 function useAddonFor(node) {
@@ -61,7 +105,11 @@ const results = [];
 try {
   for (const major of majors) {
     const node = nodeFor(major);
-    useAddonFor(node);
+    restoreInstalledAddon(own);
+    if (major >= NODE_API_ADDON_FROM) useNodeApiAddon(node);
+    else useAddonFor(node);
+    const addonUsed = JSON.parse(fs.readFileSync(path.join(addon, 'package.json'), 'utf8')).version;
+    log(`better-sqlite3 ${addonUsed} on Node ${node.version}`);
     log(`jest on Node ${node.version}`);
     const started = Date.now();
     const run = spawnSync(
@@ -78,9 +126,7 @@ try {
     log(`Node ${node.version}: ${run.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s`);
   }
 } finally {
-  // node-gyp clears build/ before it compiles, so a failed compile leaves no folder to write to.
-  fs.mkdirSync(path.dirname(built), { recursive: true });
-  fs.writeFileSync(built, own);
+  restoreInstalledAddon(own);
 }
 for (const { node, passed, seconds } of results)
   log(`${node.padEnd(10)} ${passed ? 'passed' : 'FAILED'} ${seconds} s`);
