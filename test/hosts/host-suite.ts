@@ -89,6 +89,18 @@ function envelopeOf(answer: Answer) {
   };
 }
 
+/** The envelope (as envelopeOf reads it) of a request without a token, and with an invalid one. */
+const TOKEN_REQUIRED_401 = {
+  status: 401,
+  errors: 1,
+  message: 'Access token is required',
+  code: 'TOKEN_REQUIRED',
+  category: 'AUTHENTICATION',
+  http_status: 401,
+  timestamp: true,
+};
+const INVALID_TOKEN_401 = { ...TOKEN_REQUIRED_401, message: 'Invalid access token', code: 'INVALID_TOKEN' };
+
 interface Database {
   fixture: string;
   kind: 'mariadb' | 'sqlite';
@@ -338,15 +350,7 @@ export function hostSuite(createApp: () => Promise<INestApplication>): void {
       'errors: POST /ingest without a token answers 401 TOKEN_REQUIRED in the envelope',
       async () => {
         booted();
-        expect(envelopeOf(await ingest(ingestBody, 'application/json'))).toEqual({
-          status: 401,
-          errors: 1,
-          message: 'Access token is required',
-          code: 'TOKEN_REQUIRED',
-          category: 'AUTHENTICATION',
-          http_status: 401,
-          timestamp: true,
-        });
+        expect(envelopeOf(await ingest(ingestBody, 'application/json'))).toEqual(TOKEN_REQUIRED_401);
       },
       STEP_TIMEOUT,
     );
@@ -357,15 +361,7 @@ export function hostSuite(createApp: () => Promise<INestApplication>): void {
         booted();
         const wrong = `lpt_${'x'.repeat(49)}`;
         const answer = await ingest(ingestBody, 'application/json', { 'access-token': wrong });
-        expect(envelopeOf(answer)).toEqual({
-          status: 401,
-          errors: 1,
-          message: 'Invalid access token',
-          code: 'INVALID_TOKEN',
-          category: 'AUTHENTICATION',
-          http_status: 401,
-          timestamp: true,
-        });
+        expect(envelopeOf(answer)).toEqual(INVALID_TOKEN_401);
       },
       STEP_TIMEOUT,
     );
@@ -412,25 +408,9 @@ export function hostSuite(createApp: () => Promise<INestApplication>): void {
       async () => {
         booted();
         const query = `{ space(id: ${SPACE_ID}) { name } }`;
-        expect(envelopeOf(await graphql(query))).toEqual({
-          status: 401,
-          errors: 1,
-          message: 'Access token is required',
-          code: 'TOKEN_REQUIRED',
-          category: 'AUTHENTICATION',
-          http_status: 401,
-          timestamp: true,
-        });
+        expect(envelopeOf(await graphql(query))).toEqual(TOKEN_REQUIRED_401);
         const wrong = await graphql(query, {}, { 'access-token': `lpt_${'x'.repeat(49)}` });
-        expect(envelopeOf(wrong)).toEqual({
-          status: 401,
-          errors: 1,
-          message: 'Invalid access token',
-          code: 'INVALID_TOKEN',
-          category: 'AUTHENTICATION',
-          http_status: 401,
-          timestamp: true,
-        });
+        expect(envelopeOf(wrong)).toEqual(INVALID_TOKEN_401);
       },
       STEP_TIMEOUT,
     );
