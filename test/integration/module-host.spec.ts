@@ -325,7 +325,9 @@ describe.each(CASES)('the module inside a %s host on %s', (platform, kind) => {
     it('refuses an invalid token with 401, a token without the ingest scope with 403', async () => {
       const body = JSON.stringify([points('bt-1', '0xBadToken', 1)]);
       const unknown = `lpt_${'0'.repeat(49)}`;
-      for (const token of ['not-a-token', unknown, `${ingestToken.slice(0, -1)}x`]) {
+      // The real token with its last character changed (to one it does not already end with).
+      const altered = `${ingestToken.slice(0, -1)}${ingestToken.endsWith('x') ? 'y' : 'x'}`;
+      for (const token of ['not-a-token', unknown, altered]) {
         expect(await ingest(body, 'application/json', token)).toEqual({
           status: 401,
           type: expect.stringMatching(/^application\/json/),
