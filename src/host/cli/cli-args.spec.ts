@@ -1,4 +1,4 @@
-import { adminCreateCommand } from './commands/admin-create.command';
+import { adminCommand } from './commands/admin.command';
 import { demoCommand } from './commands/demo.command';
 import { exportCommand } from './commands/export.command';
 import { importCommand } from './commands/import.command';
@@ -14,8 +14,11 @@ const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <command> ...
 
 Commands:
   migrate                     apply pending database migrations
-  admin create --email E      create a dashboard admin; the password is read from a prompt, or
-                              from the first line of standard input (never from the command line)
+  admin create|reset-password --email E
+                              create a dashboard operator, or set a new password for a
+                              forgotten one (every session of that account ends); the password
+                              is read from a prompt or the first line of standard input, never
+                              from the command line
   token create --name NAME [--scope query,ingest]
                               create an API access token with these scopes (comma-separated;
                               default query); prints the token alone on stdout
@@ -96,8 +99,9 @@ describe('loyalty <command> arguments (no database)', () => {
       `Unexpected argument 'now'. This command does not take positional arguments\nusage: migrate`,
     ],
     // admin create
-    [['admin'], 'usage: admin create --email E'],
-    [['admin', 'list'], 'usage: admin create --email E'],
+    [['admin'], 'usage: admin create|reset-password --email E'],
+    [['admin', 'list'], 'usage: admin create|reset-password --email E'],
+    [['admin', 'reset-password'], 'admin reset-password needs --email E'],
     [['admin', 'create'], 'admin create needs --email E'],
     [['admin', 'create', '--email'], '--email needs a value'],
     [['admin', 'create', '--email', '--password', 'x'], '--email needs a value'],
@@ -116,7 +120,7 @@ describe('loyalty <command> arguments (no database)', () => {
     ],
     [
       ['admin', 'create', '--email', 'a@b.co', '-p'],
-      "Unknown option '-p'\nusage: admin create --email E",
+      "Unknown option '-p'\nusage: admin create|reset-password --email E",
     ],
     // token create
     [['token'], TOKEN_USAGE],
@@ -184,7 +188,14 @@ describe('loyalty <command> arguments (no database)', () => {
 
   it('reads the flags of each command, with their defaults', () => {
     expect(migrateCommand.parse([])).toBeUndefined();
-    expect(adminCreateCommand.parse(['create', '--email', 'a@b.co'])).toEqual({ email: 'a@b.co' });
+    expect(adminCommand.parse(['create', '--email', 'a@b.co'])).toEqual({
+      action: 'create',
+      email: 'a@b.co',
+    });
+    expect(adminCommand.parse(['reset-password', '--email', 'a@b.co'])).toEqual({
+      action: 'reset-password',
+      email: 'a@b.co',
+    });
     expect(tokenCreateCommand.parse(['create', '--name', 'ci'])).toEqual({
       name: 'ci',
       scopes: ['query'],

@@ -6,13 +6,13 @@ import {
   resolveDataSourceOptions,
 } from '../../storage/connection/data-source-options';
 import type { DatabaseConfig } from '../../storage/connection/database-url';
-import { AdminSessionEntity } from '../dashboard/admin-session.entity';
-import { AdminEntity } from '../dashboard/admin.entity';
+import { DASHBOARD_ENTITIES } from '../dashboard/dashboard.entities';
 import { Dashboard1763800000000 } from '../dashboard/migrations/1763800000000-dashboard';
+import { Teams1764400000001 } from '../dashboard/migrations/1764400000001-teams';
 
-/** Our host's tables: the module's, and the dashboard's admins and sessions. */
-export const HOST_ENTITIES = [...LOYALTY_ENTITIES, AdminEntity, AdminSessionEntity];
-export const HOST_MIGRATIONS = [...LOYALTY_MIGRATIONS, Dashboard1763800000000];
+/** Our host's tables: the module's, and the dashboard's accounts, sessions, teams and audit trail. */
+export const HOST_ENTITIES = [...LOYALTY_ENTITIES, ...DASHBOARD_ENTITIES];
+export const HOST_MIGRATIONS = [...LOYALTY_MIGRATIONS, Dashboard1763800000000, Teams1764400000001];
 
 type HostExtras = Omit<DataSourceExtras, 'entities' | 'migrations'>;
 

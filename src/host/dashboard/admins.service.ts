@@ -1,31 +1,74 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
+import { parseDisplayName } from '../../common/text/display-name';
+import { TransactionRunner } from '../../storage/transactions/transaction-runner';
+import { AdminSessionEntity } from './admin-session.entity';
 import { AdminEntity } from './admin.entity';
 import { UNKNOWN_USER_HASH, hashPassword, verifyPassword } from './password-hasher';
+import { SpaceMemberEntity } from './teams/space-member.entity';
 
 export const MIN_PASSWORD_LENGTH = 12;
+/** Longer passwords are refused before hashing: scrypt time grows with the input. */
+export const MAX_PASSWORD_LENGTH = 1024;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{1,63}$/;
 
+/** A refusal of what someone typed: told as it is, in the page, the endpoint or the CLI. */
 export class AdminInputError extends Error {}
 
+/** An account as the dashboard shows it: never its password hash. */
+export interface AccountInfo {
+  id: string;
+  email: string;
+  name: string | null;
+  operator: boolean;
+  disabled: boolean;
+  createdAt: string;
+}
+
+export function normalizeEmail(email: string): string {
+  const normalized = email.trim().toLowerCase();
+  if (!EMAIL.test(normalized)) throw new AdminInputError(`"${email}" is not an email address`);
+  return normalized;
+}
+
+export function checkNewPassword(password: unknown): string {
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) {
+    throw new AdminInputError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    throw new AdminInputError(`The password must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  }
+  return password;
+}
+
+/** Dashboard accounts: operators and space members. */
 @Injectable()
 export class AdminsService {
-  constructor(@InjectRepository(AdminEntity) private readonly admins: Repository<AdminEntity>) {}
+  constructor(
+    @InjectRepository(AdminEntity) private readonly admins: Repository<AdminEntity>,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
-  async create(email: string, password: string): Promise<{ id: string; email: string }> {
-    const normalized = email.trim().toLowerCase();
-    if (!EMAIL.test(normalized)) throw new AdminInputError(`"${email}" is not an email address`);
-    if (password.length < MIN_PASSWORD_LENGTH) {
-      throw new AdminInputError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-    }
+  /** An operator, as `admin create` makes; members join through invitations instead. */
+  async create(
+    email: string,
+    password: string,
+    options: { operator?: boolean; name?: string | null } = {},
+  ): Promise<{ id: string; email: string }> {
+    const normalized = normalizeEmail(email);
+    checkNewPassword(password);
+    const name = options.name == null ? null : parseDisplayName(options.name, 'Name');
     if (await this.admins.exists({ where: { email: normalized } })) {
-      throw new AdminInputError(`An admin with the email ${normalized} exists already`);
+      throw new AdminInputError(`An account with the email ${normalized} exists already`);
     }
     const admin = Object.assign(new AdminEntity(), {
       id: randomUUID(),
       email: normalized,
+      name,
+      isOperator: options.operator ?? true,
+      disabledAt: null,
       passwordHash: await hashPassword(password),
       createdAt: Date.now(),
     });
@@ -33,17 +76,87 @@ export class AdminsService {
     return { id: admin.id, email: admin.email };
   }
 
-  /** The admin when email and password match; null otherwise, unknown and wrong alike. */
+  /**
+   * The account when email and password match and it is not disabled; null otherwise, unknown,
+   * wrong and disabled alike (and in the same time).
+   */
   async verify(email: string, password: string): Promise<AdminEntity | null> {
-    const admin = await this.admins.findOneBy({ email: email.trim().toLowerCase() });
+    const admin =
+      password.length > MAX_PASSWORD_LENGTH
+        ? null
+        : await this.admins.findOneBy({ email: email.trim().toLowerCase() });
     const matches = await verifyPassword(
-      password,
+      password.slice(0, MAX_PASSWORD_LENGTH),
       admin?.passwordHash ?? (await UNKNOWN_USER_HASH),
     );
-    return admin && matches ? admin : null;
+    return admin && matches && admin.disabledAt === null ? admin : null;
   }
 
   findById(id: string): Promise<AdminEntity | null> {
     return this.admins.findOneBy({ id });
   }
+
+  findByEmail(email: string): Promise<AdminEntity | null> {
+    return this.admins.findOneBy({ email: email.trim().toLowerCase() });
+  }
+
+  async list(): Promise<AccountInfo[]> {
+    const rows = await this.admins.find({ order: { createdAt: 'ASC', email: 'ASC' } });
+    return rows.map(toAccountInfo);
+  }
+
+  /**
+   * Sets a new password and ends every session of the account but `keepSessionHash` (the one that
+   * asked, when it is the account's own). One transaction: both or neither.
+   */
+  async setPassword(id: string, password: string, keepSessionHash?: string): Promise<void> {
+    checkNewPassword(password);
+    const passwordHash = await hashPassword(password);
+    await this.transactions.run(async (manager) => {
+      await manager.update(AdminEntity, { id }, { passwordHash });
+      await manager.delete(AdminSessionEntity, {
+        adminId: id,
+        ...(keepSessionHash ? { tokenHash: Not(keepSessionHash) } : {}),
+      });
+    });
+  }
+
+  /** Disables (true) or enables an account; disabling ends its sessions in the same transaction. */
+  async setDisabled(id: string, disabled: boolean): Promise<boolean> {
+    return this.transactions.run(async (manager) => {
+      const result = await manager.update(
+        AdminEntity,
+        { id, disabledAt: disabled ? IsNull() : Not(IsNull()) },
+        { disabledAt: disabled ? Date.now() : null },
+      );
+      if (disabled) await manager.delete(AdminSessionEntity, { adminId: id });
+      return (result.affected ?? 0) > 0;
+    });
+  }
+
+  /** Removes an account with its sessions and memberships; the audit trail keeps its entries. */
+  async remove(id: string): Promise<boolean> {
+    return this.transactions.run(async (manager) => {
+      await manager.delete(AdminSessionEntity, { adminId: id });
+      await manager.delete(SpaceMemberEntity, { accountId: id });
+      const result = await manager.delete(AdminEntity, { id });
+      return (result.affected ?? 0) > 0;
+    });
+  }
+
+  /** Operators that can still sign in: the last one may not be disabled, removed or demoted. */
+  activeOperators(): Promise<number> {
+    return this.admins.count({ where: { isOperator: true, disabledAt: IsNull() } });
+  }
+}
+
+export function toAccountInfo(admin: AdminEntity): AccountInfo {
+  return {
+    id: admin.id,
+    email: admin.email,
+    name: admin.name,
+    operator: admin.isOperator,
+    disabled: admin.disabledAt !== null,
+    createdAt: new Date(admin.createdAt).toISOString(),
+  };
 }

@@ -1,25 +1,43 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AdminSessionEntity } from './admin-session.entity';
-import { AdminEntity } from './admin.entity';
+import { AccountsApiController } from './accounts-api.controller';
 import { AdminsService } from './admins.service';
 import { DashboardAuth } from './dashboard-auth.service';
+import { DASHBOARD_ENTITIES } from './dashboard.entities';
 import { DashboardController } from './dashboard.controller';
 import { SessionsService } from './sessions.service';
 import { SettingsApiController } from './settings-api.controller';
 import { SignInThrottle } from './sign-in-throttle.service';
+import { AuditService } from './audit/audit.service';
+import { TeamsApiController } from './teams-api.controller';
+import { MembersService } from './teams/members.service';
 
-/** Admins, their sessions, the dashboard pages and the settings endpoint: our host's, a separate trust boundary. */
+/**
+ * Accounts, sessions, teams, the audit trail, the dashboard pages and the settings endpoints: our
+ * host's, a separate trust boundary.
+ */
 @Module({})
 export class DashboardModule {
   /** `loyalty` and `rateLimit` are the host's own module instances, shared, not duplicated. */
   static forRoot(loyalty: DynamicModule, rateLimit: DynamicModule): DynamicModule {
     return {
       module: DashboardModule,
-      imports: [TypeOrmModule.forFeature([AdminEntity, AdminSessionEntity]), loyalty, rateLimit],
-      controllers: [DashboardController, SettingsApiController],
-      providers: [AdminsService, SessionsService, DashboardAuth, SignInThrottle],
-      exports: [AdminsService],
+      imports: [TypeOrmModule.forFeature(DASHBOARD_ENTITIES), loyalty, rateLimit],
+      controllers: [
+        DashboardController,
+        SettingsApiController,
+        TeamsApiController,
+        AccountsApiController,
+      ],
+      providers: [
+        AdminsService,
+        SessionsService,
+        MembersService,
+        AuditService,
+        DashboardAuth,
+        SignInThrottle,
+      ],
+      exports: [AdminsService, AuditService],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { adminCreateCommand } from './admin-create.command';
+import { adminCommand } from './admin.command';
 import type { Command } from './command';
 import { demoCommand } from './demo.command';
 import { exportCommand } from './export.command';
@@ -11,7 +11,7 @@ import { tokenCreateCommand } from './token-create.command';
 /** In the order the help text lists them. */
 export const COMMANDS: readonly Command[] = [
   migrateCommand,
-  adminCreateCommand,
+  adminCommand,
   tokenCreateCommand,
   importCommand,
   exportCommand,

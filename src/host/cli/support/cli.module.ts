@@ -1,8 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../config/app-config';
-import { AdminEntity } from '../../dashboard/admin.entity';
 import { AdminsService } from '../../dashboard/admins.service';
+import { AuditService } from '../../dashboard/audit/audit.service';
+import { DASHBOARD_ENTITIES } from '../../dashboard/dashboard.entities';
 import { LoyaltyModule } from '../../../loyalty.module';
 import { resolveHostDataSourceOptions } from '../../config/host-data-source';
 
@@ -20,9 +21,9 @@ export class CliModule {
           }),
         }),
         LoyaltyModule.forRoot({ cursorSecret: config.cursorSecret }),
-        TypeOrmModule.forFeature([AdminEntity]),
+        TypeOrmModule.forFeature(DASHBOARD_ENTITIES),
       ],
-      providers: [AdminsService],
+      providers: [AdminsService, AuditService],
     };
   }
 }

@@ -1,0 +1,199 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { ErrorCode } from '../../common/errors/error-code';
+import { LoyaltyException } from '../../common/errors/loyalty.exception';
+import { SpacesService } from '../../spaces/spaces.service';
+import { AdminsService, AccountInfo } from './admins.service';
+import { AUDIT_CSV_HEADER, auditCsvLine, AuditService } from './audit/audit.service';
+import { CsrfProtected } from './csrf-protected.decorator';
+import { CsrfGuard } from './csrf.guard';
+import { CurrentSession } from './current-session.decorator';
+import { DashboardSessionGuard } from './dashboard-session.guard';
+import { NoStoreInterceptor } from './no-store.interceptor';
+import { verifyPassword } from './password-hasher';
+import type { DashboardSession } from './sessions.service';
+import { SettingsApiFilter } from './settings-api.filter';
+import { requireOperator, spaceFor } from './teams/space-access';
+
+const actorOf = (session: DashboardSession) => ({ id: session.adminId, email: session.email });
+const AUDIT_FORMATS = ['json', 'csv', 'ndjson'] as const;
+
+/**
+ * Accounts and the audit trail, as JSON: one's own password for everyone; the list of accounts,
+ * disabling and removing them for operators; the audit trail of the deployment for operators and
+ * of a space for its owners.
+ */
+@Controller('settings')
+@UseGuards(DashboardSessionGuard, CsrfGuard)
+@UseFilters(SettingsApiFilter)
+@UseInterceptors(NoStoreInterceptor)
+export class AccountsApiController {
+  constructor(
+    private readonly admins: AdminsService,
+    private readonly audit: AuditService,
+    private readonly spaces: SpacesService,
+  ) {}
+
+  /** The current password is required; every other session of the account ends. */
+  @Post('account/password')
+  @CsrfProtected({ from: 'header' })
+  @HttpCode(204)
+  async changePassword(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Body() body: unknown,
+  ): Promise<void> {
+    const fields = (body ?? {}) as { currentPassword?: unknown; newPassword?: unknown };
+    await changeOwnPassword(this.admins, this.audit, session, fields, request.ip);
+  }
+
+  @Get('accounts')
+  async listAccounts(@CurrentSession() session: DashboardSession): Promise<AccountInfo[]> {
+    requireOperator(session);
+    return this.admins.list();
+  }
+
+  @Post('accounts/:id/disable')
+  @CsrfProtected({ from: 'header' })
+  @HttpCode(204)
+  async disable(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<void> {
+    await manageAccount(this.admins, this.audit, session, id, 'disable', request.ip);
+  }
+
+  @Post('accounts/:id/enable')
+  @CsrfProtected({ from: 'header' })
+  @HttpCode(204)
+  async enable(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<void> {
+    await manageAccount(this.admins, this.audit, session, id, 'enable', request.ip);
+  }
+
+  @Delete('accounts/:id')
+  @CsrfProtected({ from: 'header' })
+  @HttpCode(204)
+  async remove(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<void> {
+    await manageAccount(this.admins, this.audit, session, id, 'remove', request.ip);
+  }
+
+  /**
+   * The audit trail, newest first: a space's (`spaceId`, for its owners) or the deployment's
+   * (operators). `format=json` (default) answers one page (`limit`, `before`: the last id seen);
+   * `csv` and `ndjson` stream every entry as a download.
+   */
+  @Get('audit')
+  async auditTrail(
+    @CurrentSession() session: DashboardSession,
+    @Res() reply: FastifyReply,
+    @Query() query: Record<string, unknown>,
+  ): Promise<FastifyReply> {
+    const format = query.format ?? 'json';
+    if (!(AUDIT_FORMATS as readonly unknown[]).includes(format))
+      throw new LoyaltyException(
+        ErrorCode.INVALID_ARGUMENT,
+        `format must be one of ${AUDIT_FORMATS.join(', ')}`,
+      );
+    let spaceId: number | undefined;
+    if (query.spaceId !== undefined) {
+      spaceId = await spaceFor(session, this.spaces, query.spaceId, 'space.manage');
+    } else requireOperator(session);
+    if (format === 'json') {
+      const limit = query.limit === undefined ? 100 : Number(query.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+        throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'limit must be 1 to 500');
+      const before = typeof query.before === 'string' ? query.before : undefined;
+      const entries = await this.audit.list({ spaceId, before, limit });
+      return reply.send({
+        entries,
+        next: entries.length === limit ? entries[entries.length - 1].id : null,
+      });
+    }
+    const name = `audit-${spaceId === undefined ? 'deployment' : `space-${spaceId}`}.${format}`;
+    const entries = this.audit.all({ spaceId });
+    const lines = async function* () {
+      if (format === 'csv') yield `${AUDIT_CSV_HEADER}\n`;
+      for await (const entry of entries)
+        yield format === 'csv' ? `${auditCsvLine(entry)}\n` : `${JSON.stringify(entry)}\n`;
+    };
+    return reply
+      .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${name}"`)
+      .send(Readable.from(lines()));
+  }
+}
+
+/** Changing one's own password, for the endpoint and the account page alike. */
+export async function changeOwnPassword(
+  admins: AdminsService,
+  audit: AuditService,
+  session: DashboardSession,
+  fields: { currentPassword?: unknown; newPassword?: unknown },
+  address: string,
+): Promise<void> {
+  const account = await admins.findById(session.adminId);
+  const current = typeof fields.currentPassword === 'string' ? fields.currentPassword : '';
+  if (!account || !(await verifyPassword(current.slice(0, 1024), account.passwordHash)))
+    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'The current password is incorrect');
+  if (typeof fields.newPassword !== 'string')
+    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'newPassword is required');
+  await admins.setPassword(account.id, fields.newPassword, session.sessionHash);
+  await audit.record({ actor: actorOf(session), action: 'account.password', address });
+}
+
+/** An operator disabling, enabling or removing an account: never the last active operator. */
+export async function manageAccount(
+  admins: AdminsService,
+  audit: AuditService,
+  session: DashboardSession,
+  id: string,
+  change: 'disable' | 'enable' | 'remove',
+  address: string,
+): Promise<void> {
+  requireOperator(session);
+  const account = await admins.findById(id);
+  if (!account) throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND, 'Account not found');
+  if (change !== 'enable' && account.isOperator && account.disabledAt === null) {
+    if ((await admins.activeOperators()) <= 1)
+      throw new LoyaltyException(
+        ErrorCode.INVALID_ARGUMENT,
+        'The last active operator cannot be disabled or removed',
+      );
+  }
+  const done =
+    change === 'remove'
+      ? await admins.remove(id)
+      : await admins.setDisabled(id, change === 'disable');
+  if (!done && change === 'remove')
+    throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND, 'Account not found');
+  await audit.record({
+    actor: actorOf(session),
+    action: `account.${change}`,
+    target: account.email,
+    address,
+  });
+}

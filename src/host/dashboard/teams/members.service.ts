@@ -1,0 +1,307 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
+import { ErrorCode } from '../../../common/errors/error-code';
+import { LoyaltyException } from '../../../common/errors/loyalty.exception';
+import { parseDisplayName } from '../../../common/text/display-name';
+import { TransactionRunner } from '../../../storage/transactions/transaction-runner';
+import { AdminEntity } from '../admin.entity';
+import { AdminInputError, checkNewPassword, normalizeEmail } from '../admins.service';
+import { hashPassword, verifyPassword } from '../password-hasher';
+import { InvitationEntity } from './invitation.entity';
+import { isSpaceRole, SpaceRole, SPACE_ROLES } from './roles';
+import { SpaceMemberEntity } from './space-member.entity';
+
+/** An invitation link works this long, once. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const INVITATION_PATH = '/dashboard/invitations/';
+
+export interface MemberInfo {
+  accountId: string;
+  email: string;
+  name: string | null;
+  role: SpaceRole;
+  disabled: boolean;
+  since: string;
+}
+
+export interface InvitationInfo {
+  id: string;
+  spaceId: number;
+  email: string;
+  role: SpaceRole;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Returned once, when the invitation is made: the only time its secret exists. */
+export interface CreatedInvitation extends InvitationInfo {
+  /** The path to send the invitee (the owner copies it; no mail is sent). */
+  path: string;
+}
+
+/** An open invitation as its link shows it, with whether the email has an account already. */
+export interface OpenInvitation extends InvitationInfo {
+  accountExists: boolean;
+}
+
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+export function parseRole(value: unknown): SpaceRole {
+  if (!isSpaceRole(value)) {
+    throw new LoyaltyException(
+      ErrorCode.INVALID_ARGUMENT,
+      `role must be one of ${SPACE_ROLES.join(', ')}`,
+    );
+  }
+  return value;
+}
+
+/** The members of spaces, their roles, and the invitations that add them. */
+@Injectable()
+export class MembersService {
+  constructor(
+    @InjectRepository(SpaceMemberEntity) private readonly members: Repository<SpaceMemberEntity>,
+    @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async rolesOf(accountId: string): Promise<Map<number, SpaceRole>> {
+    const rows = await this.members.find({
+      select: { spaceId: true, role: true },
+      where: { accountId },
+    });
+    return new Map(rows.map((row) => [row.spaceId, row.role]));
+  }
+
+  async list(spaceId: number): Promise<MemberInfo[]> {
+    const rows = await this.members
+      .createQueryBuilder('m')
+      .innerJoin(AdminEntity, 'a', 'a.id = m.account_id')
+      .select([
+        'm.account_id AS accountId',
+        'a.email AS email',
+        'a.name AS name',
+        'm.role AS role',
+        'a.disabled_at AS disabledAt',
+        'm.created_at AS createdAt',
+      ])
+      .where('m.space_id = :spaceId', { spaceId })
+      .orderBy('a.email', 'ASC')
+      .getRawMany<Record<string, unknown>>();
+    return rows.map((row) => ({
+      accountId: String(row.accountId),
+      email: String(row.email),
+      name: row.name === null ? null : String(row.name),
+      role: row.role as SpaceRole,
+      disabled: row.disabledAt !== null,
+      since: new Date(Number(row.createdAt)).toISOString(),
+    }));
+  }
+
+  /**
+   * Changes a member's role. A space keeps at least one owner: the last one cannot be demoted.
+   * MEMBER_NOT_FOUND when the account is no member of the space.
+   */
+  async setRole(
+    spaceId: number,
+    accountId: string,
+    role: SpaceRole,
+  ): Promise<{ email: string; from: SpaceRole }> {
+    return this.transactions.run(async (manager) => {
+      const member = await manager.findOneBy(SpaceMemberEntity, { spaceId, accountId });
+      if (!member) throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND);
+      if (member.role === 'owner' && role !== 'owner') await this.keepAnOwner(manager, spaceId);
+      await manager.update(SpaceMemberEntity, { spaceId, accountId }, { role });
+      return { email: await emailOf(manager, accountId), from: member.role };
+    });
+  }
+
+  /** Removes a member from a space; the last owner stays. */
+  async remove(spaceId: number, accountId: string): Promise<{ email: string; role: SpaceRole }> {
+    return this.transactions.run(async (manager) => {
+      const member = await manager.findOneBy(SpaceMemberEntity, { spaceId, accountId });
+      if (!member) throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND);
+      if (member.role === 'owner') await this.keepAnOwner(manager, spaceId);
+      await manager.delete(SpaceMemberEntity, { spaceId, accountId });
+      return { email: await emailOf(manager, accountId), role: member.role };
+    });
+  }
+
+  /** Makes an invitation; its link is returned this once. */
+  async invite(
+    spaceId: number,
+    emailInput: unknown,
+    roleInput: unknown,
+    invitedBy: string,
+  ): Promise<CreatedInvitation> {
+    if (typeof emailInput !== 'string') {
+      throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'email is required');
+    }
+    const email = asInvalidArgument(() => normalizeEmail(emailInput));
+    const role = parseRole(roleInput);
+    const secret = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    const invitation = Object.assign(new InvitationEntity(), {
+      id: randomUUID(),
+      tokenHash: hashSecret(secret),
+      spaceId,
+      email,
+      role,
+      invitedBy,
+      createdAt: now,
+      expiresAt: now + INVITATION_TTL_MS,
+      closedAt: null,
+    });
+    await this.transactions.run(async (manager) => {
+      const account = await manager.findOneBy(AdminEntity, { email });
+      if (
+        account &&
+        (await manager.existsBy(SpaceMemberEntity, { spaceId, accountId: account.id }))
+      )
+        throw new LoyaltyException(
+          ErrorCode.ALREADY_EXISTS,
+          `${email} is a member of this space already`,
+        );
+      await manager.insert(InvitationEntity, invitation);
+    });
+    return { ...toInvitationInfo(invitation), path: `${INVITATION_PATH}${secret}` };
+  }
+
+  async openInvitations(spaceId: number): Promise<InvitationInfo[]> {
+    const rows = await this.invitations.find({
+      where: { spaceId, closedAt: IsNull(), expiresAt: MoreThan(Date.now()) },
+      order: { createdAt: 'ASC' },
+    });
+    return rows.map(toInvitationInfo);
+  }
+
+  /** Withdraws an open invitation of the space; false when there is none. */
+  async withdraw(spaceId: number, id: string): Promise<InvitationInfo | null> {
+    const row = await this.invitations.findOneBy({ id, spaceId, closedAt: IsNull() });
+    if (!row) return null;
+    const result = await this.invitations.update(
+      { id, closedAt: IsNull() },
+      { closedAt: Date.now() },
+    );
+    return (result.affected ?? 0) > 0 ? toInvitationInfo(row) : null;
+  }
+
+  /** The open invitation a link's secret names; null when unknown, used, withdrawn or expired. */
+  async findOpen(secret: string): Promise<OpenInvitation | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
+    const row = await this.invitations.findOneBy({ tokenHash: hashSecret(secret) });
+    if (!row || row.closedAt !== null || row.expiresAt <= Date.now()) return null;
+    const accountExists = await this.invitations.manager.existsBy(AdminEntity, {
+      email: row.email,
+    });
+    return { ...toInvitationInfo(row), accountExists };
+  }
+
+  /**
+   * Accepts an invitation: a new account sets its name and password; an existing one proves its
+   * password. The membership, the account (when new) and the invitation's closing are written in
+   * one transaction, and only one acceptance of a link can succeed.
+   */
+  async accept(
+    secret: string,
+    form: { name?: unknown; password?: unknown },
+  ): Promise<{ accountId: string; invitation: InvitationInfo; created: boolean }> {
+    const open = await this.findOpen(secret);
+    if (!open) throw new LoyaltyException(ErrorCode.INVITATION_NOT_FOUND);
+    const password = typeof form.password === 'string' ? form.password : '';
+    let newAccount: AdminEntity | undefined;
+    let existingHash: string | undefined;
+    if (open.accountExists) {
+      const account = await this.invitations.manager.findOneByOrFail(AdminEntity, {
+        email: open.email,
+      });
+      existingHash = account.passwordHash;
+      if (!(await verifyPassword(password.slice(0, 1024), existingHash))) {
+        throw new AdminInputError(`The password of ${open.email} is incorrect`);
+      }
+    } else {
+      const name = asInvalidArgument(() => parseDisplayName(form.name, 'Name'));
+      checkNewPassword(password);
+      newAccount = Object.assign(new AdminEntity(), {
+        id: randomUUID(),
+        email: open.email,
+        name,
+        isOperator: false,
+        disabledAt: null,
+        passwordHash: await hashPassword(password),
+        createdAt: Date.now(),
+      });
+    }
+    return this.transactions.run(async (manager) => {
+      const closed = await manager.update(
+        InvitationEntity,
+        { id: open.id, closedAt: IsNull(), expiresAt: MoreThan(Date.now()) },
+        { closedAt: Date.now() },
+      );
+      if ((closed.affected ?? 0) === 0) throw new LoyaltyException(ErrorCode.INVITATION_NOT_FOUND);
+      let account = await manager.findOneBy(AdminEntity, { email: open.email });
+      if (account && account.disabledAt !== null) {
+        throw new AdminInputError(`The account ${open.email} is disabled`);
+      }
+      if (!account) {
+        if (!newAccount) throw new LoyaltyException(ErrorCode.INVITATION_NOT_FOUND);
+        await manager.insert(AdminEntity, newAccount);
+        account = newAccount;
+      } else if (newAccount || account.passwordHash !== existingHash) {
+        // The account appeared, or its password changed, since the form was checked.
+        throw new AdminInputError('The account changed meanwhile: open the invitation again');
+      }
+      const member = await manager.findOneBy(SpaceMemberEntity, {
+        spaceId: open.spaceId,
+        accountId: account.id,
+      });
+      if (!member) {
+        await manager.insert(SpaceMemberEntity, {
+          spaceId: open.spaceId,
+          accountId: account.id,
+          role: open.role,
+          createdAt: Date.now(),
+        });
+      }
+      return { accountId: account.id, invitation: open, created: newAccount !== undefined };
+    });
+  }
+
+  private async keepAnOwner(manager: EntityManager, spaceId: number): Promise<void> {
+    const owners = await manager.countBy(SpaceMemberEntity, { spaceId, role: 'owner' });
+    if (owners <= 1) {
+      throw new LoyaltyException(
+        ErrorCode.INVALID_ARGUMENT,
+        'A space keeps at least one owner: make another member owner first',
+      );
+    }
+  }
+}
+
+async function emailOf(manager: EntityManager, accountId: string) {
+  return (await manager.findOneBy(AdminEntity, { id: accountId }))?.email ?? accountId;
+}
+
+/** An AdminInputError (what someone typed) as INVALID_ARGUMENT, for the endpoint's envelope. */
+function asInvalidArgument<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof AdminInputError)
+      throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, error.message);
+    throw error;
+  }
+}
+
+function toInvitationInfo(row: InvitationEntity): InvitationInfo {
+  return {
+    id: row.id,
+    spaceId: row.spaceId,
+    email: row.email,
+    role: row.role,
+    createdAt: new Date(row.createdAt).toISOString(),
+    expiresAt: new Date(row.expiresAt).toISOString(),
+  };
+}
