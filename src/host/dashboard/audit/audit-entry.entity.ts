@@ -28,7 +28,7 @@ export class AuditEntryEntity {
   action!: string;
 
   /** The space acted on; null for the deployment. */
-  @Column({ name: 'space_id', type: 'int', nullable: true, default: null })
+  @Column({ name: 'space_id', type: 'integer', nullable: true, default: null })
   spaceId!: number | null;
 
   /** What was acted on, as shown: a token's name and prefix, a member's email. */

@@ -14,7 +14,7 @@ export class Teams1764400000001 extends TableMigration {
     const { tableOptions: table } = await this.prepare(queryRunner);
     for (const statement of [
       `CREATE TABLE space_members (
-        space_id INT NOT NULL,
+        space_id INTEGER NOT NULL,
         account_id VARCHAR(36) NOT NULL,
         role VARCHAR(16) NOT NULL,
         created_at BIGINT NOT NULL,
@@ -23,30 +23,30 @@ export class Teams1764400000001 extends TableMigration {
       `CREATE TABLE invitations (
         id VARCHAR(36) NOT NULL PRIMARY KEY,
         token_hash VARCHAR(64) NOT NULL,
-        space_id INT NOT NULL,
+        space_id INTEGER NOT NULL,
         email VARCHAR(254) NOT NULL,
         role VARCHAR(16) NOT NULL,
         invited_by VARCHAR(36) NOT NULL,
         created_at BIGINT NOT NULL,
         expires_at BIGINT NOT NULL,
-        closed_at BIGINT NULL DEFAULT NULL)${table}`,
+        closed_at BIGINT NULL)${table}`,
       `CREATE UNIQUE INDEX ux_invitations_token ON invitations (token_hash)`,
       `CREATE INDEX ix_invitations_space ON invitations (space_id)`,
       `CREATE TABLE audit_log (
         id VARCHAR(36) NOT NULL PRIMARY KEY,
         at BIGINT NOT NULL,
-        actor_id VARCHAR(36) NULL DEFAULT NULL,
+        actor_id VARCHAR(36) NULL,
         actor VARCHAR(254) NOT NULL,
         action VARCHAR(64) NOT NULL,
-        space_id INT NULL DEFAULT NULL,
-        target VARCHAR(254) NULL DEFAULT NULL,
-        detail VARCHAR(1000) NULL DEFAULT NULL,
-        address VARCHAR(45) NULL DEFAULT NULL)${table}`,
+        space_id INTEGER NULL,
+        target VARCHAR(254) NULL,
+        detail VARCHAR(1000) NULL,
+        address VARCHAR(45) NULL)${table}`,
       `CREATE INDEX ix_audit_log_at ON audit_log (at, id)`,
       `CREATE INDEX ix_audit_log_space ON audit_log (space_id, at, id)`,
-      `ALTER TABLE admins ADD COLUMN name VARCHAR(100) NULL DEFAULT NULL`,
+      `ALTER TABLE admins ADD COLUMN name VARCHAR(100) NULL`,
       `ALTER TABLE admins ADD COLUMN is_operator BOOLEAN NOT NULL DEFAULT 0`,
-      `ALTER TABLE admins ADD COLUMN disabled_at BIGINT NULL DEFAULT NULL`,
+      `ALTER TABLE admins ADD COLUMN disabled_at BIGINT NULL`,
       `UPDATE admins SET is_operator = 1`,
     ]) {
       await queryRunner.query(statement);

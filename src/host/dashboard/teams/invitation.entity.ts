@@ -16,7 +16,7 @@ export class InvitationEntity {
   @Column({ name: 'token_hash', type: 'varchar', length: 64 })
   tokenHash!: string;
 
-  @Column({ name: 'space_id', type: 'int' })
+  @Column({ name: 'space_id', type: 'integer' })
   spaceId!: number;
 
   /** Lower-cased. */

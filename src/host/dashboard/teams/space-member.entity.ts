@@ -6,7 +6,7 @@ import type { SpaceRole } from './roles';
 @Entity({ name: 'space_members' })
 @Index('ix_space_members_account', ['accountId'])
 export class SpaceMemberEntity {
-  @PrimaryColumn({ name: 'space_id', type: 'int' })
+  @PrimaryColumn({ name: 'space_id', type: 'integer' })
   spaceId!: number;
 
   @PrimaryColumn({ name: 'account_id', type: 'varchar', length: 36 })
