@@ -10,8 +10,17 @@ export type {
   AccessTokenInfo,
   AuthenticatedToken,
   CreatedAccessToken,
+  CreateTokenOptions,
+  RotatedAccessToken,
   TokenBearingRequest,
+  TokenListFilter,
 } from './auth/access-tokens.service';
+export {
+  MAX_ROTATION_GRACE_SECONDS,
+  MAX_TOKEN_LIFETIME_YEARS,
+  parseRotationGrace,
+  parseTokenExpiry,
+} from './auth/token-expiry';
 export { Public } from './auth/public.decorator';
 export { RequiresScope } from './auth/requires-scope.decorator';
 export { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TOKEN_SCOPES } from './auth/token-scopes';
@@ -35,6 +44,9 @@ export type { WriteLoadHint } from './storage/transactions/write-load';
 export { BoardTotalsStore } from './leaderboards/ledger/board-totals.store';
 
 export { SpacesService } from './spaces/spaces.service';
+export { canReadSpace } from './spaces/space-reader';
+export type { SpaceReader } from './spaces/space-reader';
+export type { SpaceEntity } from './spaces/space.entity';
 export { QuestsService } from './quests/quests.service';
 export { ProfilesService } from './profiles/profiles.service';
 export { LeaderboardsService } from './leaderboards/graphql/leaderboards.service';

@@ -13,6 +13,7 @@ import { BoardChanges1764000000000 } from './storage/migrations/1764000000000-bo
 import { SqliteClusteredLedger1764100000000 } from './storage/migrations/1764100000000-sqlite-clustered-ledger';
 import { SqliteLedgerDayIndex1764200000000 } from './storage/migrations/1764200000000-sqlite-ledger-day-index';
 import { BoardBacklog1764300000000 } from './storage/migrations/1764300000000-board-backlog';
+import { SpaceTokens1764400000000 } from './storage/migrations/1764400000000-space-tokens';
 import { ServiceSettingEntity } from './storage/schema/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -37,4 +38,5 @@ export const LOYALTY_MIGRATIONS = [
   SqliteClusteredLedger1764100000000,
   SqliteLedgerDayIndex1764200000000,
   BoardBacklog1764300000000,
+  SpaceTokens1764400000000,
 ];

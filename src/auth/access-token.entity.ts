@@ -2,7 +2,10 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { asNumber } from '../storage/schema/numeric.transformer';
 import { asScopeList, TokenScope } from './token-scopes';
 
-/** An API token as stored: its SHA-256 hash and a short display prefix, never its value. */
+/**
+ * An API token as stored: its SHA-256 hash and a short display prefix, never its value. A token
+ * belongs to one space (`spaceId`) or to the whole deployment (null).
+ */
 @Entity({ name: 'access_tokens' })
 export class AccessTokenEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -22,6 +25,11 @@ export class AccessTokenEntity {
   @Column({ type: 'varchar', length: 64, default: 'query', transformer: asScopeList })
   scopes!: TokenScope[];
 
+  /** The space the token belongs to; null for a deployment token, which reaches every space. */
+  @Index('ix_access_tokens_space')
+  @Column({ name: 'space_id', type: 'integer', nullable: true, default: null })
+  spaceId!: number | null;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: asNumber })
   createdAt!: number;
 
@@ -33,6 +41,24 @@ export class AccessTokenEntity {
     transformer: asNumber,
   })
   lastUsedAt!: number | null;
+
+  /** The client address of the last use (IPv6 at most 45 characters). */
+  @Column({ name: 'last_used_from', type: 'varchar', length: 45, nullable: true, default: null })
+  lastUsedFrom!: string | null;
+
+  /** Epoch ms from which the token is refused; null: never. A rotated-out token's grace end. */
+  @Column({
+    name: 'expires_at',
+    type: 'bigint',
+    nullable: true,
+    default: null,
+    transformer: asNumber,
+  })
+  expiresAt!: number | null;
+
+  /** The token a rotation replaced this one with. */
+  @Column({ name: 'replaced_by', type: 'varchar', length: 36, nullable: true, default: null })
+  replacedBy!: string | null;
 
   @Column({
     name: 'revoked_at',

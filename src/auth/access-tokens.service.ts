@@ -1,11 +1,14 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
+import { FindOptionsWhere, In, IsNull, MoreThan, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
+import { parseDisplayName } from '../common/text/display-name';
+import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { AccessTokenEntity } from './access-token.entity';
 import { displayPrefixOf, generateToken, hashToken, isWellFormedToken } from './token-format';
+import { latestTokenExpiry, MAX_ROTATION_GRACE_MS } from './token-expiry';
 import {
   DEFAULT_TOKEN_SCOPES,
   hasScope,
@@ -21,8 +24,36 @@ export interface AccessTokenInfo {
   prefix: string;
   /** What it may be used for, sorted: `query` (POST /query), `ingest` (POST /ingest). */
   scopes: TokenScope[];
+  /** The space it belongs to, or null for a deployment token (every space). */
+  spaceId: number | null;
   createdAt: string;
+  /** From then on it is refused; null: never. */
+  expiresAt: string | null;
   lastUsedAt: string | null;
+  /** The client address of its last use. */
+  lastUsedFrom: string | null;
+}
+
+/** What else {@link AccessTokensService.create} may be told. */
+export interface CreateTokenOptions {
+  /** The space the token belongs to (it must exist: the caller checks); null: a deployment token. */
+  spaceId?: number | null;
+  /** Epoch ms from which it is refused (see parseTokenExpiry); null or absent: never. */
+  expiresAt?: number | null;
+}
+
+/** Which tokens {@link AccessTokensService.list} answers. */
+export interface TokenListFilter {
+  /** The tokens of these spaces. */
+  spaceIds?: readonly number[];
+  /** Deployment tokens too. */
+  deployment?: boolean;
+}
+
+/** A rotation's result: the new token (its value shown this once) and the old one as it is now. */
+export interface RotatedAccessToken {
+  token: CreatedAccessToken;
+  previous: AccessTokenInfo;
 }
 
 /** Returned once, at creation: the only time the value exists outside its holder. */
@@ -34,11 +65,15 @@ export interface AuthenticatedToken {
   id: string;
   name: string;
   scopes: TokenScope[];
+  /** The space it belongs to (it may write only there), or null for a deployment token. */
+  spaceId: number | null;
 }
 
 /** What {@link AccessTokensService.authenticateRequest} reads of an HTTP request. */
 export interface TokenBearingRequest {
   headers: Record<string, string | string[] | undefined>;
+  /** The client address (Fastify's and Express's `request.ip`), kept as the token's last use. */
+  ip?: string;
 }
 
 export const ACCESS_TOKEN_HEADER = 'access-token';
@@ -49,75 +84,136 @@ const VERIFIED_CACHE_LIMIT = 10_000;
 const KNOWN_GOOD_MS = 10 * 60_000;
 /** Last-used times are written in batches, at most this often. */
 const LAST_USED_FLUSH_MS = 30_000;
+/** The longest client address kept (an IPv6 address in full, IPv4-mapped). */
+const MAX_ADDRESS_LENGTH = 45;
+const MAX_SPACE_ID = 2_147_483_647;
 
 @Injectable()
 export class AccessTokensService implements OnApplicationShutdown {
+  /** `until` is never past the token's expiry: a cached answer cannot outlive it. */
   private readonly verified = new Map<string, { token: AuthenticatedToken; until: number }>();
-  private readonly lastUsed = new Map<string, number>();
+  private readonly lastUsed = new Map<string, { at: number; from: string | undefined }>();
   private readonly perRequest = new WeakMap<object, Promise<AuthenticatedToken>>();
   private readonly knownGood = new Map<string, { id: string; at: number }>();
   private flushTimer?: NodeJS.Timeout;
 
   constructor(
     @InjectRepository(AccessTokenEntity) private readonly tokens: Repository<AccessTokenEntity>,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   /**
    * Creates a token with `scopes` (default `["query"]`; validated as {@link parseTokenScopes}
-   * does). Its value is returned this once and never stored.
+   * does), for a space or the deployment (`options.spaceId`), expiring at `options.expiresAt` or
+   * never. The name is checked as parseDisplayName does. Its value is returned this once and
+   * never stored.
    */
   async create(
     name: string,
     scopes: readonly TokenScope[] = DEFAULT_TOKEN_SCOPES,
+    options: CreateTokenOptions = {},
   ): Promise<CreatedAccessToken> {
-    const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > 100) {
-      throw new LoyaltyException(
-        ErrorCode.INVALID_ARGUMENT,
-        'Token name must be 1 to 100 characters',
-      );
-    }
-    const granted = parseTokenScopes(scopes);
-    const token = generateToken();
-    const entity = Object.assign(new AccessTokenEntity(), {
-      id: randomUUID(),
-      name: trimmed,
-      prefix: displayPrefixOf(token),
-      scopes: granted,
-      tokenHash: hashToken(token),
-      createdAt: Date.now(),
-      lastUsedAt: null,
-      revokedAt: null,
-    });
-    await this.tokens.insert(entity);
-    // insert() may leave the column's stored form on the entity: answer with what was granted.
-    return { ...toInfo(entity), scopes: granted, token };
+    const now = Date.now();
+    const entity = this.newToken(
+      parseDisplayName(name, 'Token name'),
+      parseTokenScopes(scopes),
+      checkSpaceId(options.spaceId),
+      checkExpiry(options.expiresAt, now),
+      now,
+    );
+    await this.tokens.insert(entity.row);
+    return entity.created;
   }
 
-  async list(): Promise<AccessTokenInfo[]> {
+  /**
+   * The live tokens (neither revoked nor expired), oldest first. Without a filter, all of them;
+   * with one, those of `filter.spaceIds`, and deployment tokens when `filter.deployment`.
+   */
+  async list(filter?: TokenListFilter): Promise<AccessTokenInfo[]> {
     await this.flushLastUsed();
+    let owners: Array<FindOptionsWhere<AccessTokenEntity>> = [{}];
+    if (filter) {
+      owners = [];
+      const spaceIds = [...new Set(filter.spaceIds ?? [])];
+      if (spaceIds.length > 0) owners.push({ spaceId: In(spaceIds) });
+      if (filter.deployment) owners.push({ spaceId: IsNull() });
+      if (owners.length === 0) return [];
+    }
+    const now = Date.now();
     const rows = await this.tokens.find({
-      where: { revokedAt: IsNull() },
-      order: { createdAt: 'ASC' },
+      where: owners.flatMap((owner) => liveAt(now).map((live) => ({ ...owner, ...live }))),
+      order: { createdAt: 'ASC', id: 'ASC' },
     });
     return rows.map(toInfo);
+  }
+
+  /** A live token (neither revoked nor expired) by id, or null. */
+  async find(id: string): Promise<AccessTokenInfo | null> {
+    await this.flushLastUsed();
+    const row = await this.tokens.findOne({
+      where: liveAt(Date.now()).map((live) => ({ id, ...live })),
+    });
+    return row ? toInfo(row) : null;
+  }
+
+  /**
+   * Replaces a live token with a new secret (a new id) of the same name, scopes and space. The new
+   * one lives as long as the old one was made to (its expiry minus its creation) from now, or
+   * never; the old one keeps working until now + `graceMs` (0: revoked at once; at most 30 days;
+   * never later than its own expiry). Both writes commit together. Null when no live token has
+   * that id; a token already rotated is replaced by its successor, not again.
+   */
+  async rotate(id: string, graceMs: number): Promise<RotatedAccessToken | null> {
+    if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > MAX_ROTATION_GRACE_MS) {
+      throw new LoyaltyException(
+        ErrorCode.INVALID_ARGUMENT,
+        `Rotation grace must be a whole number of milliseconds from 0 to ${MAX_ROTATION_GRACE_MS} (30 days)`,
+      );
+    }
+    const result = await this.transactions.run(async (manager) => {
+      const tokens = manager.getRepository(AccessTokenEntity);
+      const now = Date.now();
+      const replacement = randomUUID();
+      // Claimed first: a concurrent rotation of the same token waits for this row and then finds
+      // it replaced, so one token never gets two successors.
+      const claimed = await tokens.update(
+        liveAt(now).map((live) => ({ id, replacedBy: IsNull(), ...live })),
+        { replacedBy: replacement },
+      );
+      if ((claimed.affected ?? 0) === 0) return null;
+      const old = await tokens.findOneByOrFail({ id });
+      const lifetime = old.expiresAt === null ? null : old.expiresAt - old.createdAt;
+      const next = this.newToken(
+        old.name,
+        old.scopes,
+        old.spaceId,
+        lifetime === null ? null : Math.min(now + lifetime, latestTokenExpiry(now)),
+        now,
+        replacement,
+      );
+      const graceEnd = Math.min(now + graceMs, old.expiresAt ?? Infinity);
+      const ended = { expiresAt: graceEnd, revokedAt: graceMs === 0 ? now : null };
+      await tokens.update({ id }, ended);
+      await tokens.insert(next.row);
+      return { token: next.created, previous: toInfo(Object.assign(old, ended)) };
+    });
+    if (result) this.forget(id);
+    return result;
   }
 
   /** Revokes a token; it stops working on this instance at once. False when there was none. */
   async revoke(id: string): Promise<boolean> {
     const result = await this.tokens.update({ id, revokedAt: IsNull() }, { revokedAt: Date.now() });
-    for (const [hash, entry] of this.verified) {
-      if (entry.token.id === id) this.verified.delete(hash);
-    }
-    for (const [hash, entry] of this.knownGood) if (entry.id === id) this.knownGood.delete(hash);
+    this.forget(id);
     return (result.affected ?? 0) > 0;
   }
 
   /**
-   * Checks a presented token. Missing: TOKEN_REQUIRED. Malformed, unknown and revoked answer alike
-   * with INVALID_TOKEN; a malformed one is refused by its checksum before any database read.
+   * Checks a presented token. Missing: TOKEN_REQUIRED. Malformed, unknown, revoked and expired
+   * answer alike with INVALID_TOKEN; a malformed one is refused by its checksum before any
+   * database read. `from`, the client address, is kept as the token's last use.
    */
-  async authenticate(presented: string | undefined): Promise<AuthenticatedToken> {
+  async authenticate(presented: string | undefined, from?: string): Promise<AuthenticatedToken> {
     if (presented === undefined || presented === '')
       throw new LoyaltyException(ErrorCode.TOKEN_REQUIRED);
     // The hash first: a token that hashes to a verified one is that token, so the checksum (costly
@@ -129,16 +225,26 @@ export class AccessTokensService implements OnApplicationShutdown {
     if (!token) {
       if (!isWellFormedToken(presented)) throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
       const row = await this.tokens.findOne({
-        select: { id: true, name: true, scopes: true, revokedAt: true },
+        select: {
+          id: true,
+          name: true,
+          scopes: true,
+          spaceId: true,
+          expiresAt: true,
+          revokedAt: true,
+        },
         where: { tokenHash: hash },
       });
-      if (!row || row.revokedAt !== null) {
+      if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) {
         this.verified.delete(hash);
         throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
       }
-      token = { id: row.id, name: row.name, scopes: row.scopes };
+      token = { id: row.id, name: row.name, scopes: row.scopes, spaceId: row.spaceId };
       if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
-      this.verified.set(hash, { token, until: now + VERIFIED_TTL_MS });
+      this.verified.set(hash, {
+        token,
+        until: Math.min(now + VERIFIED_TTL_MS, row.expiresAt ?? Infinity),
+      });
     }
     const good = this.knownGood.get(hash);
     if (good) good.at = now;
@@ -146,7 +252,7 @@ export class AccessTokensService implements OnApplicationShutdown {
       if (this.knownGood.size >= VERIFIED_CACHE_LIMIT) this.knownGood.clear();
       this.knownGood.set(hash, { id: token.id, at: now });
     }
-    this.markUsed(token.id, now);
+    this.markUsed(token.id, now, from);
     return token;
   }
 
@@ -166,7 +272,7 @@ export class AccessTokensService implements OnApplicationShutdown {
     let result = this.perRequest.get(request);
     if (!result) {
       const header = request.headers[ACCESS_TOKEN_HEADER];
-      result = this.authenticate(Array.isArray(header) ? header[0] : header);
+      result = this.authenticate(Array.isArray(header) ? header[0] : header, request.ip);
       this.perRequest.set(request, result);
     }
     return result;
@@ -188,7 +294,12 @@ export class AccessTokensService implements OnApplicationShutdown {
   async flushLastUsed(): Promise<void> {
     const pending = [...this.lastUsed];
     this.lastUsed.clear();
-    for (const [id, at] of pending) await this.tokens.update({ id }, { lastUsedAt: at });
+    for (const [id, { at, from }] of pending) {
+      await this.tokens.update(
+        { id },
+        from === undefined ? { lastUsedAt: at } : { lastUsedAt: at, lastUsedFrom: from },
+      );
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -196,8 +307,11 @@ export class AccessTokensService implements OnApplicationShutdown {
     await this.flushLastUsed().catch(() => undefined);
   }
 
-  private markUsed(id: string, at: number): void {
-    this.lastUsed.set(id, at);
+  private markUsed(id: string, at: number, from: string | undefined): void {
+    const address =
+      typeof from === 'string' && from !== '' ? from.slice(0, MAX_ADDRESS_LENGTH) : undefined;
+    // A use with no address known (a host that calls authenticate() itself) keeps the last one.
+    this.lastUsed.set(id, { at, from: address ?? this.lastUsed.get(id)?.from });
     if (!this.flushTimer) {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = undefined;
@@ -206,7 +320,89 @@ export class AccessTokensService implements OnApplicationShutdown {
       this.flushTimer.unref();
     }
   }
+
+  /** Drops what this instance remembers of a token that was revoked or rotated. */
+  private forget(id: string): void {
+    for (const [hash, entry] of this.verified) {
+      if (entry.token.id === id) this.verified.delete(hash);
+    }
+    for (const [hash, entry] of this.knownGood) if (entry.id === id) this.knownGood.delete(hash);
+  }
+
+  private newToken(
+    name: string,
+    scopes: TokenScope[],
+    spaceId: number | null,
+    expiresAt: number | null,
+    now: number,
+    id: string = randomUUID(),
+  ): { row: AccessTokenEntity; created: CreatedAccessToken } {
+    const token = generateToken();
+    const row = Object.assign(new AccessTokenEntity(), {
+      id,
+      name,
+      prefix: displayPrefixOf(token),
+      scopes: [...scopes],
+      tokenHash: hashToken(token),
+      spaceId,
+      createdAt: now,
+      expiresAt,
+      lastUsedAt: null,
+      lastUsedFrom: null,
+      revokedAt: null,
+      replacedBy: null,
+    });
+    // Built before the insert, which may leave the columns' stored forms on the entity.
+    return { row, created: { ...toInfo(row), token } };
+  }
 }
+
+/** Conditions (any of) for a token that is live at `now`: not revoked, not expired. */
+function liveAt(now: number): Array<FindOptionsWhere<AccessTokenEntity>> {
+  return [
+    { revokedAt: IsNull(), expiresAt: IsNull() },
+    { revokedAt: IsNull(), expiresAt: MoreThan(now) },
+  ];
+}
+
+function checkSpaceId(spaceId: unknown): number | null {
+  if (spaceId === undefined || spaceId === null) return null;
+  if (
+    typeof spaceId !== 'number' ||
+    !Number.isInteger(spaceId) ||
+    spaceId < 1 ||
+    spaceId > MAX_SPACE_ID
+  ) {
+    throw new LoyaltyException(
+      ErrorCode.INVALID_ARGUMENT,
+      `A token's space must be a space id (an integer from 1 to ${MAX_SPACE_ID})`,
+    );
+  }
+  return spaceId;
+}
+
+function checkExpiry(expiresAt: unknown, now: number): number | null {
+  if (expiresAt === undefined || expiresAt === null) return null;
+  if (typeof expiresAt !== 'number' || !Number.isInteger(expiresAt)) {
+    throw new LoyaltyException(
+      ErrorCode.INVALID_ARGUMENT,
+      'Token expiry must be a moment in epoch milliseconds, or null for never',
+    );
+  }
+  if (expiresAt <= now) {
+    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'Token expiry must be in the future');
+  }
+  if (expiresAt > latestTokenExpiry(now)) {
+    throw new LoyaltyException(
+      ErrorCode.INVALID_ARGUMENT,
+      'Token expiry must be at most 5 years ahead',
+    );
+  }
+  return expiresAt;
+}
+
+const iso = (millis: number | null): string | null =>
+  millis === null ? null : new Date(millis).toISOString();
 
 function toInfo(entity: AccessTokenEntity): AccessTokenInfo {
   return {
@@ -214,7 +410,10 @@ function toInfo(entity: AccessTokenEntity): AccessTokenInfo {
     name: entity.name,
     prefix: entity.prefix,
     scopes: [...entity.scopes],
+    spaceId: entity.spaceId ?? null,
     createdAt: new Date(entity.createdAt).toISOString(),
-    lastUsedAt: entity.lastUsedAt === null ? null : new Date(entity.lastUsedAt).toISOString(),
+    expiresAt: iso(entity.expiresAt ?? null),
+    lastUsedAt: iso(entity.lastUsedAt ?? null),
+    lastUsedFrom: entity.lastUsedFrom ?? null,
   };
 }

@@ -10,4 +10,8 @@ export class SpaceEntity {
 
   @Column({ type: 'text', nullable: true, default: null })
   description!: string | null;
+
+  /** A private space is read only by its own tokens and deployment tokens. */
+  @Column({ name: 'is_private', type: 'boolean', default: false })
+  isPrivate!: boolean;
 }

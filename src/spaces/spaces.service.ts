@@ -8,6 +8,7 @@ import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { num, SqlDialect } from '../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
 import { SpaceEntity } from './space.entity';
+import { canReadSpace, SpaceReader } from './space-reader';
 import { SprintEntity } from './sprint.entity';
 
 /** What a sprint upsert changed, so the caller can rebuild that sprint's board. */
@@ -19,6 +20,8 @@ export interface SprintChange {
 
 @Injectable()
 export class SpacesService {
+  private readonly visibilityListeners: Array<(spaceId: number) => void> = [];
+
   constructor(
     @InjectRepository(SpaceEntity) private readonly spaces: Repository<SpaceEntity>,
     @InjectRepository(SprintEntity) private readonly sprints: Repository<SprintEntity>,
@@ -31,18 +34,49 @@ export class SpacesService {
 
   /** On every leaderboard request: plain SQL, not a query TypeORM builds each time. */
   async findSpace(id: number): Promise<SpaceEntity | null> {
-    const [row]: Array<{ id: number | string; name: string; description: string | null }> =
-      await this.spaces.manager.query('SELECT id, name, description FROM spaces WHERE id = ?', [
-        id,
-      ]);
+    const [row]: Array<{
+      id: number | string;
+      name: string;
+      description: string | null;
+      isPrivate: unknown;
+    }> = await this.spaces.manager.query(
+      'SELECT id, name, description, is_private AS isPrivate FROM spaces WHERE id = ?',
+      [id],
+    );
     if (!row) return null;
-    return Object.assign(new SpaceEntity(), { ...row, id: num(row.id) });
+    return Object.assign(new SpaceEntity(), {
+      ...row,
+      id: num(row.id),
+      isPrivate: Number(row.isPrivate) === 1,
+    });
   }
 
-  async requireSpace(id: number): Promise<SpaceEntity> {
+  /**
+   * The space, as `reader` may see it: a private space that `reader` may not read is `Space not
+   * found`, exactly as one that does not exist (the same single query either way). `reader`
+   * absent: the service's own read (export, the CLI), which sees every space.
+   */
+  async requireSpace(id: number, reader?: SpaceReader | null): Promise<SpaceEntity> {
     const space = await this.findSpace(id);
-    if (!space) throw new LoyaltyException(ErrorCode.SPACE_NOT_FOUND);
+    if (!space || (reader !== undefined && !canReadSpace(reader, space)))
+      throw new LoyaltyException(ErrorCode.SPACE_NOT_FOUND);
     return space;
+  }
+
+  /**
+   * Makes a space private (read only by its own tokens and deployment tokens) or public again.
+   * False when the space does not exist.
+   */
+  async setPrivate(spaceId: number, isPrivate: boolean): Promise<boolean> {
+    const result = await this.spaces.update({ id: spaceId }, { isPrivate });
+    const found = (result.affected ?? 0) > 0 || (await this.spaces.existsBy({ id: spaceId }));
+    if (found) for (const listener of this.visibilityListeners) listener(spaceId);
+    return found;
+  }
+
+  /** Called after this instance changes who may read a space (response caches start again). */
+  onVisibilityChange(listener: (spaceId: number) => void): void {
+    this.visibilityListeners.push(listener);
   }
 
   /** The sprint, which must belong to the space; anything else is `Invalid sprint ID`. */

@@ -4,17 +4,51 @@ import { AccessTokenEntity } from '../../src/auth/access-token.entity';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { displayPrefixOf, generateToken, hashToken } from '../../src/auth/token-format';
 import { parseDatabaseUrl } from '../../src/storage/connection/database-url';
-import { resolveHostDataSourceOptions } from '../../src/host/config/host-data-source';
+import {
+  HOST_MIGRATIONS,
+  resolveHostDataSourceOptions,
+} from '../../src/host/config/host-data-source';
 import { Dashboard1763800000000 } from '../../src/host/dashboard/migrations/1763800000000-dashboard';
 import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../../src/loyalty.entities';
 import { resolveDialect } from '../../src/storage/dialect/sql-dialect';
 import { InitialSchema1763700000000 } from '../../src/storage/migrations/1763700000000-initial-schema';
+import { BoardBacklog1764300000000 } from '../../src/storage/migrations/1764300000000-board-backlog';
 import {
   SERVER_REQUIREMENTS,
   ServerRequirements,
 } from '../../src/storage/schema/server-requirements';
 import { MigrationRefusedError } from '../../src/storage/schema/table-migration';
+import { transactionRunnerProvider } from '../../src/storage/transaction-runner.provider';
+import type { TransactionRunner } from '../../src/storage/transactions/transaction-runner';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
+
+/** The module's migrations and ours, by name: a host may add its own between them. */
+const KNOWN_MIGRATIONS = new Set([
+  ...LOYALTY_MIGRATIONS.map((migration) => migration.name),
+  Dashboard1763800000000.name,
+]);
+const known = (applied: Array<{ name: string }>) =>
+  applied.map((m) => m.name).filter((name) => KNOWN_MIGRATIONS.has(name));
+
+/** The access tokens service on a data source of a spec's own, as the module wires it. */
+function tokensServiceOf(dataSource: DataSource): {
+  tokens: AccessTokensService;
+  close(): Promise<void>;
+} {
+  const runner = (
+    transactionRunnerProvider as { useFactory: (source: DataSource) => TransactionRunner }
+  ).useFactory(dataSource);
+  const tokens = new AccessTokensService(dataSource.getRepository(AccessTokenEntity), runner);
+  return {
+    tokens,
+    close: async () => {
+      await tokens.onApplicationShutdown();
+      await (
+        runner as Partial<{ onApplicationShutdown(): Promise<void> }>
+      ).onApplicationShutdown?.();
+    },
+  };
+}
 
 describe.each(DB_KINDS)('migrations on %s', (kind) => {
   let db: TestDatabase;
@@ -33,7 +67,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
 
   it('build the schema the entities describe, with nothing left for TypeORM to change', async () => {
     const applied = await dataSource.runMigrations({ transaction: 'each' });
-    expect(applied.map((m) => m.name)).toEqual([
+    expect(known(applied)).toEqual([
       'InitialSchema1763700000000',
       'Dashboard1763800000000',
       'TokenScopes1763900000000',
@@ -41,6 +75,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'SqliteClusteredLedger1764100000000',
       'SqliteLedgerDayIndex1764200000000',
       'BoardBacklog1764300000000',
+      'SpaceTokens1764400000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -123,6 +158,44 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     await dataSource.query(
       'INSERT INTO boards (space_id, sprint_id, entry_count, unfolded_since) VALUES (7, 0, 2, 41)',
     );
+    const columnsOf = async (table: string) =>
+      (
+        await dataSource.query(
+          kind === 'sqlite'
+            ? `SELECT name FROM pragma_table_info('${table}') ORDER BY cid`
+            : `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${table}' ORDER BY ordinal_position`,
+        )
+      ).map((row: { name: string }) => row.name);
+    // Undoes the last migrations, down to and including `name` (a host's may follow ours).
+    const undoThrough = async (name: string) => {
+      for (;;) {
+        const [last] = await dataSource.query(
+          'SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1',
+        );
+        await dataSource.undoLastMigration({ transaction: 'each' });
+        if (last.name === name) return;
+      }
+    };
+    await dataSource.query(
+      `INSERT INTO access_tokens (id, name, prefix, token_hash, created_at, scopes, space_id, expires_at, last_used_from)
+       VALUES ('t1', 'space token', 'lp_x', 'h1', 1, 'ingest', 7, 99, '::1')`,
+    );
+    await dataSource.query('UPDATE spaces SET is_private = 1 WHERE id = 7');
+    await undoThrough('SpaceTokens1764400000000');
+    expect(await columnsOf('access_tokens')).toEqual([
+      'id',
+      'name',
+      'prefix',
+      'token_hash',
+      'created_at',
+      'last_used_at',
+      'revoked_at',
+      'scopes',
+    ]);
+    expect(await columnsOf('spaces')).toEqual(['id', 'name', 'description']);
+    expect(await dataSource.query('SELECT id, scopes FROM access_tokens')).toEqual([
+      { id: 't1', scopes: 'ingest' },
+    ]);
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await boardColumns()).toEqual(['space_id', 'sprint_id', 'entry_count']);
     expect(await dataSource.query('SELECT entry_count AS n FROM boards')).toEqual([{ n: 2 }]);
@@ -145,7 +218,18 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'entry_count',
       'unfolded_since',
     ]);
-    for (let i = 0; i < 4; i++) await dataSource.undoLastMigration({ transaction: 'each' });
+    // The token made before the space tokens migration is a deployment token, its space public.
+    expect(
+      await dataSource.query(
+        'SELECT space_id AS spaceId, expires_at AS expiresAt, last_used_from AS lastUsedFrom, replaced_by AS replacedBy FROM access_tokens',
+      ),
+    ).toEqual([{ spaceId: null, expiresAt: null, lastUsedFrom: null, replacedBy: null }]);
+    expect(
+      (await dataSource.query('SELECT is_private AS p FROM spaces')).map((r: { p: unknown }) =>
+        Number(r.p),
+      ),
+    ).toEqual([0]);
+    await undoThrough('BoardChanges1764000000000');
     expect(await tableNames(['board_changes', 'board_entries'])).toEqual(['board_entries']);
     await dataSource.undoLastMigration({ transaction: 'each' });
     const columns: Array<{ name: string }> = await dataSource.query(
@@ -158,7 +242,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['spaces', 'board_entries', 'admins', 'admin_sessions'])).toEqual([]);
-    expect(await dataSource.runMigrations()).toHaveLength(7);
+    expect(await dataSource.runMigrations()).toHaveLength(HOST_MIGRATIONS.length);
   });
 });
 
@@ -192,29 +276,149 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
 
     const after = await new DataSource(options).initialize();
     try {
-      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
+      expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
         'TokenScopes1763900000000',
         'BoardChanges1764000000000',
         'SqliteClusteredLedger1764100000000',
         'SqliteLedgerDayIndex1764200000000',
         'BoardBacklog1764300000000',
+        'SpaceTokens1764400000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
 
-      const tokens = new AccessTokensService(after.getRepository(AccessTokenEntity));
-      const request = { headers: { 'access-token': token } };
-      expect(await tokens.authorizeRequest(request, 'query')).toEqual({
-        id,
-        name: 'old',
-        scopes: ['query'],
-      });
-      await expect(tokens.authorizeRequest(request, 'ingest')).rejects.toMatchObject({
-        code: 'INSUFFICIENT_SCOPE',
-        message: "Access token lacks the 'ingest' scope",
-      });
-      expect((await tokens.list()).find((t) => t.id === id)?.scopes).toEqual(['query']);
-      await tokens.onApplicationShutdown();
+      const service = tokensServiceOf(after);
+      try {
+        const { tokens } = service;
+        const request = { headers: { 'access-token': token } };
+        expect(await tokens.authorizeRequest(request, 'query')).toEqual({
+          id,
+          name: 'old',
+          scopes: ['query'],
+          spaceId: null,
+        });
+        await expect(tokens.authorizeRequest(request, 'ingest')).rejects.toMatchObject({
+          code: 'INSUFFICIENT_SCOPE',
+          message: "Access token lacks the 'ingest' scope",
+        });
+        expect((await tokens.list()).find((t) => t.id === id)?.scopes).toEqual(['query']);
+      } finally {
+        await service.close();
+      }
+    } finally {
+      await after.destroy();
+    }
+  });
+});
+
+describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(() => db?.drop());
+
+  it('keeps every token made before it working as a deployment token, with its scopes', async () => {
+    const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+    const earlier = LOYALTY_MIGRATIONS.slice(
+      0,
+      LOYALTY_MIGRATIONS.indexOf(BoardBacklog1764300000000) + 1,
+    );
+    const before = await new DataSource({
+      ...options,
+      entities: [],
+      migrations: [...earlier, Dashboard1763800000000],
+    }).initialize();
+    const token = generateToken();
+    const revokedToken = generateToken();
+    const id = randomUUID();
+    const createdAt = Date.now() - 86_400_000;
+    try {
+      await before.runMigrations({ transaction: 'each' });
+      // The rows exactly as the previous schema's code wrote them.
+      await before.query(
+        'INSERT INTO access_tokens (id, name, prefix, token_hash, scopes, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)',
+        [
+          id,
+          'ci',
+          displayPrefixOf(token),
+          hashToken(token),
+          'ingest,query',
+          createdAt,
+          createdAt + 5,
+        ],
+      );
+      await before.query(
+        'INSERT INTO access_tokens (id, name, prefix, token_hash, scopes, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)',
+        [
+          randomUUID(),
+          'gone',
+          displayPrefixOf(revokedToken),
+          hashToken(revokedToken),
+          'query',
+          createdAt,
+          createdAt + 9,
+        ],
+      );
+      await before.query("INSERT INTO spaces (id, name) VALUES (3, 'Kept')");
+    } finally {
+      await before.destroy();
+    }
+
+    const after = await new DataSource(options).initialize();
+    try {
+      expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
+        'SpaceTokens1764400000000',
+      ]);
+      expect(
+        await after.query(
+          'SELECT space_id AS spaceId, expires_at AS expiresAt, last_used_from AS lastUsedFrom, scopes FROM access_tokens WHERE id = ?',
+          [id],
+        ),
+      ).toEqual([{ spaceId: null, expiresAt: null, lastUsedFrom: null, scopes: 'ingest,query' }]);
+      expect(
+        (await after.query('SELECT is_private AS p FROM spaces')).map((r: { p: unknown }) =>
+          Number(r.p),
+        ),
+      ).toEqual([0]);
+      const indexed: Array<{ name: string }> = await after.query(
+        kind === 'sqlite'
+          ? "SELECT name FROM pragma_index_list('access_tokens') WHERE name = 'ix_access_tokens_space'"
+          : "SELECT DISTINCT index_name AS name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'access_tokens' AND column_name = 'space_id'",
+      );
+      expect(indexed.map((row) => row.name)).toEqual(['ix_access_tokens_space']);
+
+      const service = tokensServiceOf(after);
+      try {
+        const { tokens } = service;
+        const request = { headers: { 'access-token': token }, ip: '203.0.113.9' };
+        expect(await tokens.authorizeRequest(request, 'ingest')).toEqual({
+          id,
+          name: 'ci',
+          scopes: ['ingest', 'query'],
+          spaceId: null,
+        });
+        await expect(tokens.authenticate(revokedToken)).rejects.toMatchObject({
+          code: 'INVALID_TOKEN',
+        });
+        await tokens.flushLastUsed();
+        const info = await tokens.find(id);
+        expect(info).toMatchObject({
+          id,
+          name: 'ci',
+          scopes: ['ingest', 'query'],
+          spaceId: null,
+          createdAt: new Date(createdAt).toISOString(),
+          expiresAt: null,
+          lastUsedFrom: '203.0.113.9',
+        });
+        expect((await tokens.list({ deployment: true })).map((t) => t.id)).toEqual([id]);
+        expect(await tokens.list({ spaceIds: [3] })).toEqual([]);
+        expect((await tokens.list()).map((t) => t.id)).toEqual([id]);
+      } finally {
+        await service.close();
+      }
     } finally {
       await after.destroy();
     }
