@@ -28,6 +28,8 @@ form.row input, form.row select { width:auto; flex:1 1 180px; }
 form > button { margin-top:16px; }
 form.row > button { margin-top:0; }
 form .row input { width:auto; flex:1 1 180px; }
+form .row select { width:auto; flex:0 1 280px; }
+form .row > .hint { flex-basis:100%; }
 fieldset { border:1px solid var(--line); border-radius:6px; margin:12px 0 0; padding:8px 14px 12px; }
 legend { font-weight:600; padding:0 4px; }
 .check { display:flex; flex-wrap:wrap; align-items:baseline; gap:2px 8px; margin-top:6px; }
@@ -56,6 +58,20 @@ code { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:14p
 .spaces .card { margin:0; }
 .status { padding:2px 8px; border-radius:999px; font-size:13px; background:#eef0f4; }
 .status.Active { background:#e3f4e7; color:var(--ok); } .status.Deleted, .status.Expired { background:#f3e6e6; color:#7a2c24; }
+.badge { display:inline-block; padding:1px 8px; border-radius:999px; font-size:13px; font-weight:600; background:#eef0f4; color:var(--muted); vertical-align:middle; }
+.badge.private { background:#fdf1dc; color:#7a4b00; } .badge.role { background:#e6edfb; color:#1d3f8f; }
+h1 .badge { font-size:14px; }
+td.actions { white-space:nowrap; } td.actions > * + * { margin-left:12px; }
+td form.row select { width:auto; flex:0 1 auto; }
+.from { display:block; }
+td.detail { word-break:break-word; font-size:14px; }
+dl.summary { display:grid; grid-template-columns:max-content 1fr; gap:6px 16px; margin:0; }
+dl.summary dt { font-weight:600; } dl.summary dd { margin:0; }
+ul.plain { list-style:none; margin:0; padding:0; }
+.row.buttons { margin-top:16px; } form .row.buttons > button { margin-top:0; }
+.downloads { gap:16px; margin:0; }
+.narrow-form { max-width:420px; }
+[hidden] { display:none !important; }
 .visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 @media (max-width: 640px) {
   main { padding:16px 12px; } header { padding:12px; }
@@ -68,6 +84,14 @@ code { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:14p
 `;
 
 export const DASHBOARD_JS = `
+// A select with data-shows-when-date shows the element it names only while "date" is chosen
+// (without this script the element simply stays visible).
+for (const select of document.querySelectorAll('select[data-shows-when-date]')) {
+  const target = document.getElementById(select.dataset.showsWhenDate);
+  const sync = () => { target.hidden = select.value !== 'date'; };
+  select.addEventListener('change', sync);
+  sync();
+}
 document.addEventListener('click', async (event) => {
   const button = event.target.closest('button[data-copy]');
   if (!button) return;

@@ -1,19 +1,20 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { AccessTokensService } from '../../auth/access-tokens.service';
 import { CsrfRejectedException } from './csrf-rejected.exception';
 import type { DashboardRequest } from './dashboard-request';
 import { SignInRequiredException } from './sign-in-required.exception';
 import { DashboardPageException } from './dashboard-page.exception';
 import { sendPage, sendSignInPage } from './page-answers';
-import { settingsPage } from './views/pages';
+import { DashboardViews } from './dashboard-views.service';
+import { INVITATION_PATH } from './teams/members.service';
+import { invitationFormExpiredPage } from './views/team-pages';
 
 type PageRefusal = SignInRequiredException | CsrfRejectedException | DashboardPageException;
 
 /** The dashboard pages' answers that are not their route's usual one, as pages or redirects. */
 @Catch(SignInRequiredException, CsrfRejectedException, DashboardPageException)
 export class DashboardPageFilter implements ExceptionFilter<PageRefusal> {
-  constructor(private readonly tokens: AccessTokensService) {}
+  constructor(private readonly views: DashboardViews) {}
 
   async catch(exception: PageRefusal, host: ArgumentsHost): Promise<FastifyReply> {
     const http = host.switchToHttp();
@@ -23,6 +24,12 @@ export class DashboardPageFilter implements ExceptionFilter<PageRefusal> {
       return sendPage(reply, exception.status, exception.page);
     if (exception instanceof SignInRequiredException)
       return reply.redirect('/dashboard/sign-in', 303);
+    if (exception.against === 'sign-in-cookie' && request.url.startsWith(INVITATION_PATH)) {
+      // The invitation form shares the sign-in form's token: a way back to a fresh form.
+      const secret = request.url.slice(INVITATION_PATH.length).split('?')[0];
+      if (/^[A-Za-z0-9_-]{1,100}$/.test(secret))
+        return sendPage(reply, 403, invitationFormExpiredPage(`${INVITATION_PATH}${secret}`));
+    }
     if (exception.against === 'sign-in-cookie') {
       const email = (request.body as Record<string, unknown> | undefined)?.email;
       return sendSignInPage(
@@ -37,8 +44,7 @@ export class DashboardPageFilter implements ExceptionFilter<PageRefusal> {
     return sendPage(
       reply,
       403,
-      settingsPage(request.dashboardSession!, {
-        tokens: await this.tokens.list(),
+      await this.views.settings(request.dashboardSession!, {
         error: 'That form expired or came from another site. Please try again.',
       }),
     );

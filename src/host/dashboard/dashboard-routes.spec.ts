@@ -16,6 +16,7 @@ import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardController } from './dashboard.controller';
 import { DashboardModule } from './dashboard.module';
 import type { DashboardSession, SessionsService } from './sessions.service';
+import { Access } from './teams/roles';
 
 interface Route {
   route: string;
@@ -54,15 +55,34 @@ function dashboardRoutes(): Route[] {
 describe('dashboard routes', () => {
   const routes = dashboardRoutes();
 
-  it('finds the routes of both controllers', () => {
+  it('finds the routes of every controller', () => {
     expect(routes.map((r) => r.route)).toEqual(
       expect.arrayContaining([
         'GET /dashboard/settings',
+        'GET /dashboard/settings/server-api/tokens/:id/rotate',
+        'POST /dashboard/settings/server-api/tokens/:id/rotate',
+        'POST /dashboard/spaces/:id/privacy',
+        'POST /dashboard/spaces/:id/points',
+        'GET /dashboard/spaces/:id/members',
+        'POST /dashboard/spaces/:id/invitations',
+        'POST /dashboard/spaces/:id/invitations/:invitationId/withdraw',
+        'POST /dashboard/spaces/:id/members/:accountId/role',
+        'POST /dashboard/spaces/:id/members/:accountId/remove',
+        'GET /dashboard/invitations/:secret',
+        'POST /dashboard/invitations/:secret',
+        'GET /dashboard/account',
+        'POST /dashboard/account/password',
+        'GET /dashboard/accounts',
+        'POST /dashboard/accounts/:id/disable',
+        'POST /dashboard/accounts/:id/enable',
+        'GET /dashboard/accounts/:id/remove',
+        'POST /dashboard/accounts/:id/remove',
+        'GET /dashboard/audit',
         'GET /settings/server-api/tokens',
         'DELETE /settings/server-api/tokens/:id',
       ]),
     );
-    expect(routes.length).toBeGreaterThanOrEqual(15);
+    expect(routes.length).toBeGreaterThanOrEqual(45);
   });
 
   it('puts every route behind the session guard, then the CSRF guard', () => {
@@ -82,8 +102,10 @@ describe('dashboard routes', () => {
       );
     expect(open.sort()).toEqual([
       'GET /dashboard/assets/:file',
+      'GET /dashboard/invitations/:secret (session optional)',
       'GET /dashboard/session (session optional)',
       'GET /dashboard/sign-in (session optional)',
+      'POST /dashboard/invitations/:secret',
       'POST /dashboard/sign-in',
       'POST /dashboard/sign-out (session optional)',
     ]);
@@ -98,9 +120,13 @@ describe('dashboard routes', () => {
       if (csrf?.against === 'session' && publicRoute)
         expect({ route, session: publicRoute.session }).toEqual({ route, session: 'optional' });
     }
-    expect(routes.filter((r) => r.csrf?.against === 'sign-in-cookie').map((r) => r.route)).toEqual([
-      'POST /dashboard/sign-in',
-    ]);
+    // Forms sent before there is a session: sign-in, and accepting an invitation.
+    expect(
+      routes
+        .filter((r) => r.csrf?.against === 'sign-in-cookie')
+        .map((r) => r.route)
+        .sort(),
+    ).toEqual(['POST /dashboard/invitations/:secret', 'POST /dashboard/sign-in']);
   });
 });
 
@@ -108,8 +134,11 @@ describe('the dashboard guards', () => {
   const session: DashboardSession = {
     adminId: 'a',
     email: 'admin@example.com',
+    name: null,
     csrfToken: 'the-session-token',
     expiresAt: Date.now() + 60_000,
+    sessionHash: 'the-session-hash',
+    access: new Access(true, new Map()),
   };
   let found: DashboardSession | null;
   const find = jest.fn(() => Promise.resolve(found));

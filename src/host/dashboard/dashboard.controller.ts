@@ -13,15 +13,17 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccessTokensService } from '../../auth/access-tokens.service';
+import { AccessTokenInfo, AccessTokensService } from '../../auth/access-tokens.service';
+import { parseRotationGrace, parseTokenExpiry } from '../../auth/token-expiry';
 import { parseTokenScopes } from '../../auth/token-scopes';
+import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { LeaderboardsService } from '../../leaderboards/graphql/leaderboards.service';
-import { ProfilesService } from '../../profiles/profiles.service';
-import { toQuest } from '../../quests/quest.mapper';
-import { QuestsService } from '../../quests/quests.service';
-import { toSpace, toSprint } from '../../spaces/space.mapper';
 import { SpacesService } from '../../spaces/spaces.service';
+import { AuditService } from './audit/audit.service';
+import { DashboardViews } from './dashboard-views.service';
+import { refusalOf } from './page-refusals';
+import { spaceFor } from './teams/space-access';
+import { tokenTarget } from './teams/token-access';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
@@ -37,7 +39,7 @@ import { sendSignInPage } from './page-answers';
 import { DashboardSession, SESSION_TTL_MS, SessionsService } from './sessions.service';
 import { SignInThrottle } from './sign-in-throttle.service';
 import type { SafeHtml } from './views/html';
-import { revokePage, settingsPage, spacePage, spacesPage, SpaceView } from './views/pages';
+import { revokePage, rotatePage } from './views/pages';
 
 type Form = Record<string, unknown>;
 
@@ -68,9 +70,8 @@ export class DashboardController {
     private readonly throttle: SignInThrottle,
     private readonly tokens: AccessTokensService,
     private readonly spaces: SpacesService,
-    private readonly leaderboards: LeaderboardsService,
-    private readonly quests: QuestsService,
-    private readonly profiles: ProfilesService,
+    private readonly audit: AuditService,
+    private readonly views: DashboardViews,
   ) {}
 
   /** The guard sends whoever is not signed in to the sign-in page. */
@@ -167,29 +168,49 @@ export class DashboardController {
     @Query('notice') notice?: string,
   ): Promise<SafeHtml> {
     const message = notice === 'revoked' ? 'The token was revoked.' : undefined;
-    return settingsPage(session, { tokens: await this.tokens.list(), notice: message });
+    return this.views.settings(session, { notice: message });
   }
 
   @Post('settings/server-api/tokens')
   @CsrfProtected({ from: 'form' })
   async generate(
     @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
     @Body() body: Form | undefined,
   ): Promise<SafeHtml> {
     const form = body ?? {};
     // Unchecked boxes are not sent: no scope at all is refused, never read as the default.
     const scopes = values(form.scopes);
     try {
-      const created = await this.tokens.create(text(form.name), parseTokenScopes(scopes));
-      return settingsPage(session, { tokens: await this.tokens.list(), created });
+      const spaceId = await this.tokenOwner(session, form.spaceId);
+      const expiresAt = formExpiry(form.expires, form.expiresOn);
+      const created = await this.tokens.create(text(form.name), parseTokenScopes(scopes), {
+        spaceId,
+        expiresAt,
+      });
+      await this.audit.record({
+        actor: { id: session.adminId, email: session.email },
+        action: 'token.create',
+        spaceId,
+        target: tokenTarget(created),
+        detail: { scopes: created.scopes, expiresAt: created.expiresAt },
+        address: request.ip,
+      });
+      return await this.views.settings(session, { created });
     } catch (error) {
-      if (!(error instanceof LoyaltyException)) throw error;
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
       throw new DashboardPageException(
-        400,
-        settingsPage(session, {
-          tokens: await this.tokens.list(),
-          error: error.message,
-          form: { name: text(form.name), scopes: scopes.filter((s) => typeof s === 'string') },
+        refusal.status,
+        await this.views.settings(session, {
+          error: refusal.message,
+          form: {
+            name: text(form.name),
+            scopes: scopes.filter((s): s is string => typeof s === 'string'),
+            spaceId: text(form.spaceId),
+            expires: text(form.expires),
+            expiresOn: text(form.expiresOn),
+          },
         }),
       );
     }
@@ -200,29 +221,79 @@ export class DashboardController {
     @CurrentSession() session: DashboardSession,
     @Param('id') id: string,
   ): Promise<SafeHtml> {
-    const token = (await this.tokens.list()).find((t) => t.id === id);
-    if (!token) {
-      throw new DashboardPageException(
-        404,
-        settingsPage(session, {
-          tokens: await this.tokens.list(),
-          error: 'That token does not exist or was revoked already.',
-        }),
-      );
-    }
-    return revokePage(session, token);
+    return revokePage(session, await this.manageable(session, id));
   }
 
   @Post('settings/server-api/tokens/:id/revoke')
   @CsrfProtected({ from: 'form' })
   @Redirect('/dashboard/settings?notice=revoked#server-api', 303)
-  async revoke(@Param('id') id: string): Promise<void> {
-    await this.tokens.revoke(id);
+  async revoke(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<void> {
+    const token = await this.manageable(session, id);
+    if (!(await this.tokens.revoke(token.id))) throw await this.tokenGone(session);
+    await this.audit.record({
+      actor: { id: session.adminId, email: session.email },
+      action: 'token.revoke',
+      spaceId: token.spaceId,
+      target: tokenTarget(token),
+      address: request.ip,
+    });
+  }
+
+  @Get('settings/server-api/tokens/:id/rotate')
+  async confirmRotate(
+    @CurrentSession() session: DashboardSession,
+    @Param('id') id: string,
+  ): Promise<SafeHtml> {
+    return rotatePage(session, await this.manageable(session, id));
+  }
+
+  /** No redirect: the new value is shown this once, like a generated token. */
+  @Post('settings/server-api/tokens/:id/rotate')
+  @CsrfProtected({ from: 'form' })
+  async rotate(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Body() body: Form | undefined,
+  ): Promise<SafeHtml> {
+    const token = await this.manageable(session, id);
+    const grace = (body ?? {}).graceSeconds;
+    let graceMs: number;
+    try {
+      graceMs = parseRotationGrace(grace ?? 0);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      throw new DashboardPageException(
+        refusal.status,
+        rotatePage(session, token, { error: refusal.message }),
+      );
+    }
+    const rotated = await this.tokens.rotate(token.id, graceMs);
+    if (!rotated) throw await this.tokenGone(session);
+    await this.audit.record({
+      actor: { id: session.adminId, email: session.email },
+      action: 'token.rotate',
+      spaceId: token.spaceId,
+      target: tokenTarget(rotated.token),
+      detail: { previous: rotated.previous.prefix, graceSeconds: graceMs / 1000 },
+      address: request.ip,
+    });
+    return this.views.settings(session, {
+      rotated: {
+        token: rotated.token,
+        previousUntil: graceMs === 0 ? null : rotated.previous.expiresAt,
+      },
+    });
   }
 
   @Get('spaces')
   async spaceList(@CurrentSession() session: DashboardSession): Promise<SafeHtml> {
-    return spacesPage(session, (await this.spaces.listSpaces()).map(toSpace));
+    return this.views.spacesPage(session);
   }
 
   @Get('spaces/:id')
@@ -231,45 +302,61 @@ export class DashboardController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<SafeHtml> {
-    const spaceId = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
-    const entity = Number.isSafeInteger(spaceId) ? await this.spaces.findSpace(spaceId) : null;
-    if (!entity) {
-      throw new DashboardPageException(
-        404,
-        spacesPage(session, (await this.spaces.listSpaces()).map(toSpace)),
-      );
-    }
-    const sprints = (await this.spaces.listSprints(entity.id)).map(toSprint);
-    const sprint = param(query.sprint);
-    const sprintId = sprint && /^\d{1,10}$/.test(sprint) ? Number(sprint) : null;
-    const view: SpaceView = {
-      space: toSpace(entity),
-      sprints,
-      sprintId,
-      board: null,
-      addresses: new Map(),
-      quests: (await this.quests.listQuests(entity.id)).map(toQuest),
-    };
-    try {
-      view.board = await this.leaderboards.getPage(entity.id, sprintId, {
-        cursorAfter: param(query.after),
-        cursorBefore: param(query.before),
-      });
-      const addresses = await this.profiles.loadAddresses(
-        view.board.list.map((entry) => entry.addressKey),
-      );
-      view.addresses = new Map(addresses.map((address) => [address.id, address]));
-      const address = (param(query.address) ?? '').trim();
-      if (address) {
-        const rank = await this.leaderboards.getAddressRank(entity.id, address, sprintId);
-        view.search = { address, rank: rank ? { rank: rank.rank, points: rank.points } : null };
-      }
-    } catch (error) {
-      if (!(error instanceof LoyaltyException)) throw error;
-      view.error = `${error.message}. Showing nothing for this selection; start again from the first page.`;
-    }
-    const page = spacePage(session, view);
-    if (view.error) throw new DashboardPageException(400, page);
+    const notice = SPACE_NOTICES[param(query.notice) ?? ''];
+    const { status, page } = await this.views.space(session, id, query, { notice });
+    if (status !== 200) throw new DashboardPageException(status, page);
     return page;
   }
+
+  /**
+   * Where a new token belongs: the space chosen, which the account must own (or operate), or the
+   * deployment (operators only; also when the form names none, as before spaces had tokens).
+   */
+  private async tokenOwner(session: DashboardSession, value: unknown): Promise<number | null> {
+    if (value === undefined || value === '' || value === 'deployment') {
+      if (session.access.operator) return null;
+      throw new LoyaltyException(
+        ErrorCode.PERMISSION_DENIED,
+        'Only operators make deployment tokens: choose one of your spaces',
+      );
+    }
+    return spaceFor(session, this.spaces, value, 'space.manage');
+  }
+
+  /** A live token the account may manage; any other, existing or not, is "does not exist". */
+  private async manageable(session: DashboardSession, id: string): Promise<AccessTokenInfo> {
+    const token = await this.tokens.find(id);
+    const allowed =
+      token !== null &&
+      (token.spaceId === null
+        ? session.access.operator
+        : session.access.can('space.manage', token.spaceId));
+    if (!allowed) throw await this.tokenGone(session);
+    return token;
+  }
+
+  private async tokenGone(session: DashboardSession): Promise<DashboardPageException> {
+    return new DashboardPageException(
+      404,
+      await this.views.settings(session, {
+        error: 'That token does not exist or was revoked already.',
+      }),
+    );
+  }
+}
+
+/** The notices the space page shows after its forms (Post/Redirect/Get). */
+const SPACE_NOTICES: Record<string, string | undefined> = {
+  adjusted: 'The points were adjusted.',
+  private: 'The space is private now: only its own tokens and deployment tokens read it.',
+  public: 'The space is public now: every token with the query scope reads it.',
+};
+
+/** The generate form's expiry: a choice, or `date` with the date field; absent: never. */
+function formExpiry(choice: unknown, date: unknown): number | null {
+  if (choice === undefined || choice === '') return null;
+  if (choice !== 'date') return parseTokenExpiry(choice);
+  if (typeof date !== 'string' || date.trim() === '')
+    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'Choose the date the token expires');
+  return parseTokenExpiry(date);
 }

@@ -5,11 +5,13 @@ import { AdminsService } from './admins.service';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DASHBOARD_ENTITIES } from './dashboard.entities';
 import { DashboardController } from './dashboard.controller';
+import { DashboardViews } from './dashboard-views.service';
 import { SessionsService } from './sessions.service';
 import { SettingsApiController } from './settings-api.controller';
 import { SignInThrottle } from './sign-in-throttle.service';
 import { AuditService } from './audit/audit.service';
 import { TeamsApiController } from './teams-api.controller';
+import { TeamsPagesController } from './teams-pages.controller';
 import { MembersService } from './teams/members.service';
 
 /**
@@ -25,6 +27,7 @@ export class DashboardModule {
       imports: [TypeOrmModule.forFeature(DASHBOARD_ENTITIES), loyalty, rateLimit],
       controllers: [
         DashboardController,
+        TeamsPagesController,
         SettingsApiController,
         TeamsApiController,
         AccountsApiController,
@@ -35,6 +38,7 @@ export class DashboardModule {
         MembersService,
         AuditService,
         DashboardAuth,
+        DashboardViews,
         SignInThrottle,
       ],
       exports: [AdminsService, AuditService],

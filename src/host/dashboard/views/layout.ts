@@ -1,29 +1,38 @@
+import type { Access } from '../teams/roles';
 import { html, SafeHtml } from './html';
+
+export type NavItem = 'spaces' | 'settings' | 'audit' | 'accounts' | 'account';
 
 export interface LayoutContext {
   title: string;
-  /** Signed-in admin; absent on the sign-in page. */
+  /** Signed-in account; absent on the sign-in and invitation pages. */
   email?: string;
+  /** Its display name, when it has one. */
+  name?: string | null;
   csrfToken?: string;
-  active?: 'spaces' | 'settings';
+  /** What the account may reach: decides which links the navigation shows. */
+  access?: Access;
+  active?: NavItem;
 }
 
 export function layout(context: LayoutContext, body: SafeHtml): SafeHtml {
+  const link = (item: NavItem, href: string, label: string) =>
+    html`<a href="${href}" ${context.active === item ? new SafeHtml('aria-current="page"') : ''}
+      >${label}</a
+    >`;
+  const access = context.access;
+  const operator = access?.operator ?? false;
+  const owner = operator || (access?.spacesWith('space.manage') ?? []).length > 0;
   const nav = context.email
     ? html`<nav aria-label="Dashboard">
-        <a
-          href="/dashboard/spaces"
-          ${context.active === 'spaces' ? new SafeHtml('aria-current="page"') : ''}
-          >Spaces</a
-        >
-        <a
-          href="/dashboard/settings"
-          ${context.active === 'settings' ? new SafeHtml('aria-current="page"') : ''}
-          >Settings</a
-        >
+        ${link('spaces', '/dashboard/spaces', 'Spaces')}
+        ${link('settings', '/dashboard/settings', 'Settings')}
+        ${owner ? link('audit', '/dashboard/audit', 'Audit') : ''}
+        ${operator ? link('accounts', '/dashboard/accounts', 'Accounts') : ''}
+        ${link('account', '/dashboard/account', 'Account')}
         <form method="post" action="/dashboard/sign-out" class="inline">
           <input type="hidden" name="_csrf" value="${context.csrfToken}" />
-          <span class="who">${context.email}</span>
+          <span class="who">${context.name ? html`${context.name} · ` : ''}${context.email}</span>
           <button type="submit" class="link">Sign out</button>
         </form>
       </nav>`

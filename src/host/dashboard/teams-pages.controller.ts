@@ -1,0 +1,694 @@
+import {
+  Body,
+  Controller,
+  Get,
+  Param,
+  Post,
+  Query,
+  Redirect,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { ErrorCode } from '../../common/errors/error-code';
+import { LoyaltyException } from '../../common/errors/loyalty.exception';
+import { IngestService } from '../../ingest/ingest.service';
+import type { SpaceEntity } from '../../spaces/space.entity';
+import { SpacesService } from '../../spaces/spaces.service';
+import { changeOwnPassword, manageAccount } from './accounts-api.controller';
+import { AdminInputError, AdminsService } from './admins.service';
+import { AuditService } from './audit/audit.service';
+import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, cookieHeader, readCookie } from './cookies';
+import { CsrfProtected } from './csrf-protected.decorator';
+import { CsrfGuard } from './csrf.guard';
+import { CurrentSession } from './current-session.decorator';
+import { DashboardPageException } from './dashboard-page.exception';
+import { DashboardPageFilter } from './dashboard-page.filter';
+import { DashboardSessionGuard } from './dashboard-session.guard';
+import { DashboardViews } from './dashboard-views.service';
+import { HtmlPageInterceptor } from './html-page.interceptor';
+import { sendPage } from './page-answers';
+import { refusalOf } from './page-refusals';
+import { PublicDashboardRoute } from './public-dashboard-route.decorator';
+import { DashboardSession, SESSION_TTL_MS, SessionsService } from './sessions.service';
+import { SignInThrottle } from './sign-in-throttle.service';
+import { adjustPoints, invitationLink } from './teams-api.controller';
+import { MembersService, OpenInvitation, parseRole } from './teams/members.service';
+import type { Permission } from './teams/roles';
+import { requireOperator, spaceFor } from './teams/space-access';
+import type { SafeHtml } from './views/html';
+import {
+  accountPage,
+  accountsPage,
+  auditPage,
+  invitationGonePage,
+  invitationPage,
+  InvitationView,
+  membersPage,
+  MembersView,
+  messagePage,
+  removeAccountPage,
+} from './views/team-pages';
+
+type Form = Record<string, unknown>;
+/** What a Post/Redirect/Get handler returns for its @Redirect(). */
+type SeeOther = { url: string; statusCode: 303 };
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const seeOther = (url: string): SeeOther => ({ url, statusCode: 303 });
+const actorOf = (session: DashboardSession) => ({ id: session.adminId, email: session.email });
+
+/** Entries on one page of the audit trail. */
+const AUDIT_PAGE_SIZE = 50;
+/** An audit entry id, as the pager hands it back. */
+const AUDIT_ID = /^[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-f]{16}$/;
+
+const MEMBER_NOTICES: Record<string, string | undefined> = {
+  role: 'The role was changed.',
+  removed: 'The member was removed.',
+  withdrawn: 'The invitation was withdrawn.',
+};
+const ACCOUNT_NOTICES: Record<string, string | undefined> = {
+  disabled: 'The account was disabled and signed out everywhere.',
+  enabled: 'The account was enabled.',
+  removed: 'The account was removed.',
+};
+
+/**
+ * The double-submit token of a public form (the invitation's), as sendSignInPage in page-answers.ts
+ * issues the sign-in form's: in the sign-in CSRF cookie and in the form alike.
+ */
+function issueSignInFormToken(request: FastifyRequest, reply: FastifyReply): string {
+  const csrfToken = randomBytes(32).toString('base64url');
+  void reply.header('set-cookie', cookieHeader(request, SIGN_IN_CSRF_COOKIE, csrfToken, 3600));
+  return csrfToken;
+}
+
+/**
+ * The team pages: a space's members and invitations, its privacy and points forms, accepting an
+ * invitation, one's own account, the accounts of the deployment and the audit trail. The same
+ * services, checks and audit entries as the settings endpoints, as browser forms.
+ */
+@Controller('dashboard')
+@UseGuards(DashboardSessionGuard, CsrfGuard)
+@UseFilters(DashboardPageFilter)
+@UseInterceptors(HtmlPageInterceptor)
+export class TeamsPagesController {
+  constructor(
+    private readonly admins: AdminsService,
+    private readonly sessions: SessionsService,
+    private readonly members: MembersService,
+    private readonly audit: AuditService,
+    private readonly spaces: SpacesService,
+    private readonly ingest: IngestService,
+    private readonly throttle: SignInThrottle,
+    private readonly views: DashboardViews,
+  ) {}
+
+  @Post('spaces/:id/privacy')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  async setPrivacy(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Body() body: Form | undefined,
+  ): Promise<SeeOther> {
+    const space = await this.space(session, id, 'space.manage');
+    const choice = (body ?? {}).private;
+    if (choice !== 'true' && choice !== 'false') {
+      const { page } = await this.views.space(session, id, {});
+      throw new DashboardPageException(400, page);
+    }
+    const isPrivate = choice === 'true';
+    if (!(await this.spaces.setPrivate(space.id, isPrivate)))
+      throw await this.views.spaceNotFound(session);
+    await this.audit.record({
+      actor: actorOf(session),
+      action: 'space.privacy',
+      spaceId: space.id,
+      detail: { private: isPrivate },
+      address: request.ip,
+    });
+    return seeOther(`/dashboard/spaces/${space.id}?notice=${isPrivate ? 'private' : 'public'}`);
+  }
+
+  @Post('spaces/:id/points')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  async adjustPoints(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Body() body: Form | undefined,
+  ): Promise<SeeOther> {
+    const space = await this.space(session, id, 'space.edit');
+    const form = body ?? {};
+    try {
+      const adjusted = await adjustPoints(this.ingest, this.audit, {
+        session,
+        spaceId: space.id,
+        address: form.address,
+        points: form.points,
+        reason: form.reason,
+        clientAddress: request.ip,
+      });
+      // The space page then finds the address: its new points and rank show at once.
+      const address = encodeURIComponent(adjusted.address);
+      return seeOther(`/dashboard/spaces/${space.id}?notice=adjusted&address=${address}`);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      const { page } = await this.views.space(
+        session,
+        id,
+        {},
+        {
+          points: {
+            error: refusal.message,
+            address: text(form.address),
+            points: text(form.points),
+            reason: text(form.reason),
+          },
+        },
+      );
+      throw new DashboardPageException(refusal.status, page);
+    }
+  }
+
+  @Get('spaces/:id/members')
+  async memberList(
+    @CurrentSession() session: DashboardSession,
+    @Param('id') id: string,
+    @Query('notice') notice?: string,
+  ): Promise<SafeHtml> {
+    const space = await this.space(session, id, 'space.manage');
+    return this.renderMembers(session, space, { notice: MEMBER_NOTICES[notice ?? ''] });
+  }
+
+  /** No redirect: the link is shown this once, like a new token. */
+  @Post('spaces/:id/invitations')
+  @CsrfProtected({ from: 'form' })
+  async invite(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Body() body: Form | undefined,
+  ): Promise<SafeHtml> {
+    const space = await this.space(session, id, 'space.manage');
+    const form = body ?? {};
+    try {
+      const invitation = await this.members.invite(
+        space.id,
+        form.email,
+        form.role,
+        session.adminId,
+      );
+      await this.audit.record({
+        actor: actorOf(session),
+        action: 'member.invite',
+        spaceId: space.id,
+        target: invitation.email,
+        detail: { role: invitation.role, expiresAt: invitation.expiresAt },
+        address: request.ip,
+      });
+      const link = invitationLink(request, invitation.path);
+      return await this.renderMembers(session, space, { created: { ...invitation, link } });
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      throw new DashboardPageException(
+        refusal.status,
+        await this.renderMembers(session, space, {
+          error: refusal.message,
+          form: { email: text(form.email), role: text(form.role) },
+        }),
+      );
+    }
+  }
+
+  @Post('spaces/:id/invitations/:invitationId/withdraw')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  async withdraw(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Param('invitationId') invitationId: string,
+  ): Promise<SeeOther> {
+    const space = await this.space(session, id, 'space.manage');
+    const withdrawn = await this.members.withdraw(space.id, invitationId);
+    if (!withdrawn) {
+      throw new DashboardPageException(
+        404,
+        await this.renderMembers(session, space, {
+          error: 'That invitation does not exist, or was used or withdrawn already.',
+        }),
+      );
+    }
+    await this.audit.record({
+      actor: actorOf(session),
+      action: 'invitation.withdraw',
+      spaceId: space.id,
+      target: withdrawn.email,
+      detail: { role: withdrawn.role },
+      address: request.ip,
+    });
+    return seeOther(`/dashboard/spaces/${space.id}/members?notice=withdrawn`);
+  }
+
+  @Post('spaces/:id/members/:accountId/role')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  async setRole(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Param('accountId') accountId: string,
+    @Body() body: Form | undefined,
+  ): Promise<SeeOther> {
+    const space = await this.space(session, id, 'space.manage');
+    const { role, changed } = await this.memberChange(session, space, async () => {
+      const chosen = parseRole((body ?? {}).role);
+      return { role: chosen, changed: await this.members.setRole(space.id, accountId, chosen) };
+    });
+    await this.audit.record({
+      actor: actorOf(session),
+      action: 'member.role',
+      spaceId: space.id,
+      target: changed.email,
+      detail: { from: changed.from, to: role },
+      address: request.ip,
+    });
+    // Who gave up owning the space can no longer open its members page.
+    const ownRole = accountId === session.adminId && !session.access.operator;
+    return seeOther(
+      ownRole && role !== 'owner'
+        ? `/dashboard/spaces/${space.id}`
+        : `/dashboard/spaces/${space.id}/members?notice=role`,
+    );
+  }
+
+  @Post('spaces/:id/members/:accountId/remove')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  async removeMember(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Param('accountId') accountId: string,
+  ): Promise<SeeOther> {
+    const space = await this.space(session, id, 'space.manage');
+    const removed = await this.memberChange(session, space, () =>
+      this.members.remove(space.id, accountId),
+    );
+    await this.audit.record({
+      actor: actorOf(session),
+      action: 'member.remove',
+      spaceId: space.id,
+      target: removed.email,
+      detail: { role: removed.role },
+      address: request.ip,
+    });
+    return seeOther(
+      accountId === session.adminId && !session.access.operator
+        ? '/dashboard/spaces'
+        : `/dashboard/spaces/${space.id}/members?notice=removed`,
+    );
+  }
+
+  /** @Res(): the form carries a fresh double-submit token, set as a cookie. */
+  @Get('invitations/:secret')
+  @PublicDashboardRoute({ session: 'optional' })
+  async invitation(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: DashboardSession | null,
+    @Param('secret') secret: string,
+  ): Promise<FastifyReply> {
+    const open = await this.members.findOpen(secret);
+    if (!open) return sendPage(reply, 404, invitationGonePage());
+    return this.sendInvitation(request, reply, 200, open, secret, {
+      signedInAs: session?.email,
+    });
+  }
+
+  /**
+   * @Res(): a redirect into the space with a new session cookie, or the form again. An existing
+   * account's password is checked under the sign-in limits, as on the sign-in form.
+   */
+  @Post('invitations/:secret')
+  @PublicDashboardRoute()
+  @CsrfProtected({ from: 'form', against: 'sign-in-cookie' })
+  async acceptInvitation(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('secret') secret: string,
+    @Body() body: Form | undefined,
+  ): Promise<FastifyReply> {
+    const form = body ?? {};
+    const open = await this.members.findOpen(secret);
+    if (!open) return sendPage(reply, 404, invitationGonePage());
+    const again = (status: number, error: string) =>
+      this.sendInvitation(request, reply, status, open, secret, { error, name: text(form.name) });
+    const tooManyAttempts = (retryAfterSeconds: number) => {
+      void reply.header('retry-after', retryAfterSeconds);
+      const minutes = Math.ceil(retryAfterSeconds / 60);
+      return again(
+        429,
+        `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      );
+    };
+    if (open.accountExists) {
+      const wait = await this.throttle.admit(request.ip, open.email);
+      if (wait > 0) return tooManyAttempts(wait);
+    } else if (text(form.password) !== text(form.passwordRepeat)) {
+      return again(400, 'The two passwords differ.');
+    }
+    let accepted: Awaited<ReturnType<MembersService['accept']>>;
+    try {
+      accepted = await this.members.accept(secret, { name: form.name, password: form.password });
+    } catch (error) {
+      if (error instanceof LoyaltyException && error.code === ErrorCode.INVITATION_NOT_FOUND)
+        return sendPage(reply, 404, invitationGonePage());
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      if (open.accountExists && error instanceof AdminInputError) {
+        const wait = await this.throttle.failed(request.ip, open.email);
+        if (wait > 0) return tooManyAttempts(wait);
+        return again(401, refusal.message);
+      }
+      return again(refusal.status, refusal.message);
+    }
+    await this.audit.record({
+      actor: { id: accepted.accountId, email: open.email },
+      action: 'member.join',
+      spaceId: open.spaceId,
+      target: open.email,
+      detail: { role: open.role, newAccount: accepted.created },
+      address: request.ip,
+    });
+    // Whoever was signed in in this browser is signed out: the invitee is now.
+    await this.sessions.end(readCookie(request, SESSION_COOKIE));
+    const { cookie } = await this.sessions.start(accepted.accountId);
+    void reply.header('set-cookie', [
+      cookieHeader(request, SESSION_COOKIE, cookie, SESSION_TTL_MS / 1000),
+      cookieHeader(request, SIGN_IN_CSRF_COOKIE, '', 0),
+    ]);
+    return reply.redirect(`/dashboard/spaces/${open.spaceId}`, 303);
+  }
+
+  @Get('account')
+  async account(
+    @CurrentSession() session: DashboardSession,
+    @Query('notice') notice?: string,
+  ): Promise<SafeHtml> {
+    return accountPage(session, {
+      spaces: await this.ownSpaces(session),
+      notice:
+        notice === 'password'
+          ? 'Your password was changed. Every other session of your account was signed out.'
+          : undefined,
+    });
+  }
+
+  @Post('account/password')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  async changePassword(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Body() body: Form | undefined,
+  ): Promise<SeeOther> {
+    const form = body ?? {};
+    const refuse = async (status: number, error: string) =>
+      new DashboardPageException(
+        status,
+        accountPage(session, { spaces: await this.ownSpaces(session), error }),
+      );
+    if (text(form.newPassword) !== text(form.repeatPassword))
+      throw await refuse(400, 'The new passwords differ.');
+    try {
+      await changeOwnPassword(
+        this.admins,
+        this.audit,
+        session,
+        { currentPassword: form.currentPassword, newPassword: form.newPassword },
+        request.ip,
+      );
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      throw await refuse(refusal.status, refusal.message);
+    }
+    return seeOther('/dashboard/account?notice=password');
+  }
+
+  @Get('accounts')
+  async accounts(
+    @CurrentSession() session: DashboardSession,
+    @Query('notice') notice?: string,
+  ): Promise<SafeHtml> {
+    this.operatorOnly(session);
+    return accountsPage(session, {
+      accounts: await this.admins.list(),
+      notice: ACCOUNT_NOTICES[notice ?? ''],
+    });
+  }
+
+  @Post('accounts/:id/disable')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  disable(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<SeeOther> {
+    return this.changeAccount(session, request, id, 'disable');
+  }
+
+  @Post('accounts/:id/enable')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  enable(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<SeeOther> {
+    return this.changeAccount(session, request, id, 'enable');
+  }
+
+  @Get('accounts/:id/remove')
+  async confirmRemoveAccount(
+    @CurrentSession() session: DashboardSession,
+    @Param('id') id: string,
+  ): Promise<SafeHtml> {
+    this.operatorOnly(session);
+    const account = (await this.admins.list()).find((one) => one.id === id);
+    if (!account) {
+      throw new DashboardPageException(
+        404,
+        accountsPage(session, { accounts: await this.admins.list(), error: 'Account not found.' }),
+      );
+    }
+    return removeAccountPage(session, account);
+  }
+
+  @Post('accounts/:id/remove')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  removeAccount(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<SeeOther> {
+    return this.changeAccount(session, request, id, 'remove');
+  }
+
+  /**
+   * The audit trail, newest first: the whole deployment's or one space's for an operator; for an
+   * owner, one of their spaces' (the first one unless `spaceId` names another).
+   */
+  @Get('audit')
+  async auditTrail(
+    @CurrentSession() session: DashboardSession,
+    @Query() query: Record<string, unknown>,
+  ): Promise<SafeHtml> {
+    const owned = session.access.spacesWith('space.manage');
+    if (owned !== undefined && owned.length === 0) {
+      throw new DashboardPageException(
+        403,
+        messagePage(session, {
+          title: 'Audit trail',
+          message: 'The audit trail is for operators and the owners of a space.',
+        }),
+      );
+    }
+    const chosen = param(query.spaceId);
+    let spaceId: number | undefined;
+    if (chosen !== undefined && chosen !== '')
+      spaceId = (await this.space(session, chosen, 'space.manage')).id;
+    else if (owned !== undefined) spaceId = owned[0];
+    const before = param(query.before);
+    if (before !== undefined && !AUDIT_ID.test(before)) {
+      throw new DashboardPageException(
+        400,
+        messagePage(session, {
+          title: 'Audit trail',
+          active: 'audit',
+          message: 'That page of the audit trail does not exist: start again from the newest.',
+          back: { href: '/dashboard/audit', label: 'Newest entries' },
+        }),
+      );
+    }
+    const entries = await this.audit.list({ spaceId, before, limit: AUDIT_PAGE_SIZE });
+    const spaces = (await this.spaces.listSpaces())
+      .filter((space) => session.access.can('space.manage', space.id))
+      .map((space) => ({ id: space.id, name: space.name }));
+    return auditPage(session, {
+      entries,
+      spaceId,
+      spaces,
+      deployment: session.access.operator,
+      next: entries.length === AUDIT_PAGE_SIZE ? entries[entries.length - 1].id : null,
+      paged: before !== undefined,
+    });
+  }
+
+  /**
+   * The space a page's path names, when the account may act there with `permission`: a space it
+   * does not see is the same 404 page as one that does not exist; one it sees without the
+   * permission, a 403 page.
+   */
+  private async space(
+    session: DashboardSession,
+    id: string,
+    permission: Permission,
+  ): Promise<SpaceEntity> {
+    let spaceId: number;
+    try {
+      spaceId = await spaceFor(session, this.spaces, id, permission);
+    } catch (error) {
+      if (!(error instanceof LoyaltyException)) throw error;
+      if (error.code !== ErrorCode.PERMISSION_DENIED) throw await this.views.spaceNotFound(session);
+      throw new DashboardPageException(
+        403,
+        messagePage(session, {
+          title: 'Not allowed',
+          message: 'Your role in this space does not allow this.',
+          active: 'spaces',
+          back: { href: `/dashboard/spaces/${id}`, label: 'The space' },
+        }),
+      );
+    }
+    const space = await this.spaces.findSpace(spaceId);
+    if (!space) throw await this.views.spaceNotFound(session);
+    return space;
+  }
+
+  private async renderMembers(
+    session: DashboardSession,
+    space: SpaceEntity,
+    more: Omit<MembersView, 'space' | 'members' | 'invitations'>,
+  ): Promise<SafeHtml> {
+    return membersPage(session, {
+      ...more,
+      space: { id: space.id, name: space.name },
+      members: await this.members.list(space.id),
+      invitations: await this.members.openInvitations(space.id),
+    });
+  }
+
+  /** A role change or removal; a refusal (the last owner, no such member) shows the page again. */
+  private async memberChange<T>(
+    session: DashboardSession,
+    space: SpaceEntity,
+    change: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await change();
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      throw new DashboardPageException(
+        refusal.status,
+        await this.renderMembers(session, space, { error: refusal.message }),
+      );
+    }
+  }
+
+  private async changeAccount(
+    session: DashboardSession,
+    request: FastifyRequest,
+    id: string,
+    change: 'disable' | 'enable' | 'remove',
+  ): Promise<SeeOther> {
+    this.operatorOnly(session);
+    try {
+      await manageAccount(this.admins, this.audit, session, id, change, request.ip);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      throw new DashboardPageException(
+        refusal.status,
+        accountsPage(session, { accounts: await this.admins.list(), error: refusal.message }),
+      );
+    }
+    return seeOther(`/dashboard/accounts?notice=${change}d`);
+  }
+
+  private operatorOnly(session: DashboardSession): void {
+    try {
+      requireOperator(session);
+    } catch {
+      throw new DashboardPageException(
+        403,
+        messagePage(session, {
+          title: 'Accounts',
+          message: 'Only operators manage the accounts of the deployment.',
+        }),
+      );
+    }
+  }
+
+  /** The account's spaces with its role in each, by name. */
+  private async ownSpaces(session: DashboardSession) {
+    return (await this.spaces.listSpaces())
+      .filter((space) => session.access.roles.has(space.id))
+      .map((space) => ({
+        id: space.id,
+        name: space.name,
+        role: session.access.roles.get(space.id)!,
+      }));
+  }
+
+  private sendInvitation(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    open: OpenInvitation,
+    secret: string,
+    more: Pick<InvitationView, 'signedInAs' | 'error' | 'name'>,
+  ): Promise<FastifyReply> {
+    return this.spaces.findSpace(open.spaceId).then((space) =>
+      sendPage(
+        reply,
+        status,
+        invitationPage({
+          ...more,
+          secret,
+          csrfToken: issueSignInFormToken(request, reply),
+          spaceName: space?.name ?? `Space #${open.spaceId}`,
+          email: open.email,
+          role: open.role,
+          accountExists: open.accountExists,
+        }),
+      ),
+    );
+  }
+}
