@@ -21,12 +21,13 @@ label { display:block; font-weight:600; margin:12px 0 4px; }
 .row label { margin:0; align-self:center; }
 input, select { font:inherit; padding:8px 10px; border:1px solid #b9c0cc; border-radius:6px; width:100%; background:#fff; }
 button, .button { font:inherit; padding:8px 16px; border-radius:6px; border:1px solid var(--accent); background:var(--accent); color:#fff; cursor:pointer; }
-button.danger { background:var(--danger); border-color:var(--danger); }
+button.danger { background:var(--danger); border-color:var(--danger); color:#fff; }
 button.link { background:none; border:none; padding:0; text-decoration:underline; }
 form .row, form.row { display:flex; flex-wrap:wrap; gap:8px; align-items:center; }
 form.row input, form.row select { width:auto; flex:1 1 180px; }
 form > button { margin-top:16px; }
 form.row > button { margin-top:0; }
+td form > button, td form.row > button { margin-top:0; }
 form .row input { width:auto; flex:1 1 180px; }
 form .row select { width:auto; flex:0 1 280px; }
 form .row > .hint { flex-basis:100%; }
@@ -78,7 +79,7 @@ ul.plain { list-style:none; margin:0; padding:0; }
   table thead { position:absolute; left:-9999px; }
   table tr { display:block; border-bottom:1px solid var(--line); padding:8px 0; }
   table td { display:flex; justify-content:space-between; gap:12px; border:none; padding:4px 0; text-align:right; }
-  table td::before { content:attr(data-label); font-weight:600; color:var(--muted); text-align:left; }
+  table td::before { content:attr(data-label); font-weight:600; color:var(--muted); text-align:left; flex-shrink:0; }
   .copy-row { flex-direction:column; }
 }
 `;

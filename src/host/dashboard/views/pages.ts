@@ -493,10 +493,8 @@ export function spacePage(session: Signed, view: SpaceView): SafeHtml {
     { title: view.space.name, active: 'spaces', ...session },
     html`<p><a href="/dashboard/spaces">← Spaces</a></p>
       <h1>${view.space.name} ${privateBadge(view.isPrivate)}</h1>
-      <p class="muted">
-        ${view.space.description ?? ''}
-        ${view.role ? html`Your role: <strong>${ROLE_LABELS[view.role]}</strong>.` : ''}
-      </p>
+      <p class="muted">${view.space.description ?? ''}</p>
+      ${view.role ? html`<p>Your role: <strong>${ROLE_LABELS[view.role]}</strong>.</p>` : ''}
       ${alert(view.notice, 'notice')} ${view.manages ? manageSection(session, view) : ''}
       <section class="card" aria-labelledby="board-title">
         <h2 id="board-title">Leaderboard</h2>

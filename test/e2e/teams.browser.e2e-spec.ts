@@ -1,0 +1,355 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { AdminsService } from '../../src/host/dashboard/admins.service';
+import { demoRecords } from '../../src/ingest/demo-dataset';
+import { startTestApp, TestApp } from '../utils/test-app';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join(__dirname, '..', '..', 'artifacts', 'screenshots');
+const OPERATOR = { email: 'operator@example.com', password: 'operator pass phrase 1' };
+const OWNER = {
+  email: 'owner@example.com',
+  name: 'Olivia Owner',
+  password: 'owner pass phrase 22',
+};
+const EDITOR = {
+  email: 'editor@example.com',
+  name: 'Eddie Editor',
+  password: 'editor pass phrase 3',
+};
+const VIEWER = {
+  email: 'viewer@example.com',
+  name: 'Vera Viewer',
+  password: 'viewer pass phrase 4',
+};
+const SPACE = { id: 1, name: 'Aurora Guild' };
+const WIDTHS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
+/**
+ * Many teams on one deployment, in real Chromium, one browser context per person: an operator
+ * invites an owner, who joins and builds the space's team, changes a role, removes a member (whose
+ * open session loses the space at its next page), and rotates a space token with a grace period.
+ */
+describe('teams in a browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  const contexts: BrowserContext[] = [];
+  const cspViolations: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is required at ${CHROMIUM} for the browser tests: apt-get install -y chromium (.ci/run does)`,
+      );
+    }
+    mkdirSync(SHOTS, { recursive: true });
+    t = await startTestApp('sqlite');
+    base = t.url.replace('/query', '');
+    await t.app.get(AdminsService).create(OPERATOR.email, OPERATOR.password);
+    await t.load([
+      ...demoRecords({ entriesPerSpace: 30, now: Date.parse('2026-11-20T12:00:00Z') }),
+    ]);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
+    });
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** A fresh browser: its own cookies, as another person on another machine. */
+  async function person(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    return page;
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    for (const size of WIDTHS) {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      await page.screenshot({
+        path: join(SHOTS, `teams-${name}-${size.name}.png`),
+        fullPage: true,
+      });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+
+  async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByLabel('Email').fill(who.email);
+    await page.getByLabel('Password').fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard/settings');
+  }
+
+  /** Invites `email` with `role` on the members page; answers the link, shown once. */
+  async function invite(page: Page, email: string, role: string): Promise<string> {
+    await page.goto(`${base}/dashboard/spaces/${SPACE.id}/members`);
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: role });
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await page.waitForSelector('#invitation-link');
+    const warning = await said(page, '.created .warning');
+    expect(warning).toContain('It works once, for 7 days');
+    expect(warning).toContain('It is not sent by mail');
+    const link = await page.locator('#invitation-link').inputValue();
+    expect(link).toMatch(new RegExp(`^${base}/dashboard/invitations/[A-Za-z0-9_-]{43}$`));
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(link);
+    return link;
+  }
+
+  /** A new account accepts `link`: name, password twice; lands in the space, signed in. */
+  async function accept(
+    link: string,
+    who: { name: string; password: string },
+    role: string,
+  ): Promise<Page> {
+    const page = await person();
+    await page.goto(link);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      `Join ${SPACE.name}`,
+    );
+    await expect(said(page)).resolves.toContain(`as ${role}`);
+    await page.getByLabel('Your name').fill(who.name);
+    await page.getByLabel('Password', { exact: true }).fill(who.password);
+    await page.getByLabel('Repeat the password').fill(who.password);
+    await page.getByRole('button', { name: `Join ${SPACE.name}` }).click();
+    await page.waitForURL(`**/dashboard/spaces/${SPACE.id}`);
+    await expect(said(page)).resolves.toContain(`Your role: ${role}.`);
+    await expect(said(page, 'header .who')).resolves.toContain(who.name);
+    return page;
+  }
+
+  /** What the page says, white space collapsed as a reader sees it. */
+  const said = async (page: Page, selector = 'main') =>
+    ((await page.locator(selector).textContent()) ?? '').replace(/\s+/g, ' ').trim();
+
+  const query = (token: string) =>
+    t.gql(`{ space(id: ${SPACE.id}) { name } }`, undefined, { token });
+
+  it('an operator invites an owner, who builds the team, and rotates a token with a grace period', async () => {
+    // The operator: a deployment token of its own, then an invitation for the owner.
+    const operator = await person();
+    await signIn(operator, OPERATOR);
+    await expect(operator.getByRole('link', { name: 'Accounts' }).isVisible()).resolves.toBe(true);
+    await operator.getByLabel('Token name').fill('ops-export');
+    await operator.getByRole('button', { name: 'Generate new API token' }).click();
+    await operator.waitForSelector('#new-token');
+    await expect(said(operator, '.created')).resolves.toContain('Belongs to: Deployment');
+    await operator.goto(`${base}/dashboard/settings`);
+    const opsRevoke = await operator
+      .getByRole('row', { name: /ops-export/ })
+      .getByRole('link', { name: /Revoke/ })
+      .getAttribute('href');
+    const ownerLink = await invite(operator, OWNER.email, 'Owner');
+    await shoot(operator, 'invitation-created');
+
+    // The owner, in a browser of their own, joins as a new account.
+    const preview = await person();
+    await preview.goto(ownerLink);
+    await shoot(preview, 'invitation');
+    await preview.context().close();
+    const owner = await accept(ownerLink, OWNER, 'Owner');
+    await shoot(owner, 'space-owner');
+    // The link worked once.
+    const reused = await (await person()).goto(ownerLink);
+    expect(reused?.status()).toBe(404);
+    await expect(reused?.text()).resolves.toContain('Invitation not found');
+
+    // The owner sees their space, with a role, and none of the deployment's tokens.
+    await owner.getByRole('link', { name: 'Spaces', exact: true }).click();
+    await owner.waitForURL('**/dashboard/spaces');
+    await expect(owner.locator('ul.spaces > li').count()).resolves.toBe(1);
+    await expect(owner.locator('ul.spaces > li').textContent()).resolves.toMatch(
+      /Aurora Guild[\s\S]*Owner/,
+    );
+    await owner.getByRole('link', { name: 'Settings' }).click();
+    await expect(owner.getByRole('row', { name: /ops-export/ }).count()).resolves.toBe(0);
+    const owners = await owner.getByLabel('Belongs to').locator('option').allTextContents();
+    expect(owners.map((label) => label.trim())).toEqual([`${SPACE.name} (#${SPACE.id})`]);
+    const foreign = await owner.goto(`${base}${opsRevoke}`);
+    expect(foreign?.status()).toBe(404);
+    await expect(owner.getByRole('alert').textContent()).resolves.toBe(
+      'That token does not exist or was revoked already.',
+    );
+
+    // The owner invites an editor and a viewer; each joins in a browser of their own.
+    const editorLink = await invite(owner, EDITOR.email, 'Editor');
+    const viewerLink = await invite(owner, VIEWER.email, 'Viewer');
+    await owner.goto(`${base}/dashboard/spaces/${SPACE.id}/members`);
+    await expect(owner.locator('table.invitations tbody tr').count()).resolves.toBe(2);
+    const editor = await accept(editorLink, EDITOR, 'Editor');
+    await expect(editor.getByRole('heading', { name: 'Adjust points' }).count()).resolves.toBe(1);
+    const viewer = await accept(viewerLink, VIEWER, 'Viewer');
+    await expect(viewer.getByRole('heading', { name: 'Adjust points' }).count()).resolves.toBe(0);
+    await expect(viewer.getByRole('link', { name: 'Members' }).count()).resolves.toBe(0);
+    await expect(viewer.getByRole('link', { name: 'Audit' }).count()).resolves.toBe(0);
+
+    // A viewer sees no token form, only who manages tokens.
+    await viewer.getByRole('link', { name: 'Settings' }).click();
+    await viewer.waitForURL('**/dashboard/settings');
+    await expect(said(viewer, '#server-api')).resolves.toContain(
+      'API tokens are managed by the owners of each space.',
+    );
+    await expect(viewer.getByLabel('Token name').count()).resolves.toBe(0);
+    await expect(viewer.locator('form.generate').count()).resolves.toBe(0);
+    await shoot(viewer, 'settings-viewer');
+
+    // The owner makes the viewer an editor: the viewer's next page has the points form.
+    await owner.goto(`${base}/dashboard/spaces/${SPACE.id}/members`);
+    await expect(owner.locator('table.invitations').count()).resolves.toBe(0);
+    const viewerRow = owner.getByRole('row', { name: new RegExp(VIEWER.email) });
+    await viewerRow.getByRole('combobox').selectOption('editor');
+    await viewerRow.getByRole('button', { name: /Change/ }).click();
+    await owner.waitForURL('**/members?notice=role');
+    await expect(owner.getByRole('status').first().textContent()).resolves.toBe(
+      'The role was changed.',
+    );
+    await expect(
+      owner
+        .getByRole('row', { name: new RegExp(VIEWER.email) })
+        .getByRole('combobox')
+        .inputValue(),
+    ).resolves.toBe('editor');
+    await shoot(owner, 'members');
+    // Every button's label is readable: its text colour is not its background's.
+    const unreadable = await owner.evaluate(() =>
+      [...document.querySelectorAll('button')]
+        .filter((button) => {
+          const style = getComputedStyle(button);
+          return (
+            style.backgroundColor !== 'rgba(0, 0, 0, 0)' && style.color === style.backgroundColor
+          );
+        })
+        .map((button) => button.textContent?.trim()),
+    );
+    expect(unreadable).toEqual([]);
+    await viewer.goto(`${base}/dashboard/spaces/${SPACE.id}`);
+    await expect(said(viewer)).resolves.toContain('Your role: Editor.');
+
+    // The former viewer adjusts points; the page then shows the address's new standing.
+    const adjust = async (address: string, points: string, reason: string) => {
+      await viewer.getByLabel('Address', { exact: true }).fill(address);
+      await viewer.getByLabel('Points', { exact: true }).fill(points);
+      await viewer.getByLabel('Reason').fill(reason);
+      await viewer.getByRole('button', { name: 'Adjust points' }).click();
+    };
+    await adjust('0x feed', '10', 'typo fix');
+    await expect(viewer.getByRole('alert').textContent()).resolves.toBe(
+      'address must be printable ASCII without spaces',
+    );
+    await expect(viewer.getByLabel('Reason').inputValue()).resolves.toBe('typo fix');
+    await adjust('0xfeedc0ffee', '750', 'hackathon prize');
+    await viewer.waitForURL(/notice=adjusted/);
+    await expect(viewer.getByRole('status').first().textContent()).resolves.toBe(
+      'The points were adjusted.',
+    );
+    await expect(said(viewer)).resolves.toMatch(/0xfeedc0ffee is ranked \d+ with 750 points/);
+    await adjust('0xfeedc0ffee', '-50', 'double counted');
+    await viewer.waitForURL(/notice=adjusted/);
+    await expect(said(viewer)).resolves.toMatch(/0xfeedc0ffee is ranked \d+ with 700 points/);
+
+    // The owner removes the editor, whose open session loses the space at its next page.
+    await owner
+      .getByRole('row', { name: new RegExp(EDITOR.email) })
+      .getByRole('button', { name: /Remove/ })
+      .click();
+    await owner.waitForURL('**/members?notice=removed');
+    await expect(owner.getByRole('row', { name: new RegExp(EDITOR.email) }).count()).resolves.toBe(
+      0,
+    );
+    const gone = await editor.goto(`${base}/dashboard/spaces/${SPACE.id}`);
+    expect(gone?.status()).toBe(404);
+    await expect(editor.getByRole('alert').textContent()).resolves.toBe('Space not found.');
+    await expect(editor.locator('ul.spaces').count()).resolves.toBe(0);
+    const unknown = await editor.goto(`${base}/dashboard/spaces/999`);
+    expect(unknown?.status()).toBe(404);
+    expect(await editor.locator('main').innerHTML()).toBe(
+      await (async () => {
+        await editor.goto(`${base}/dashboard/spaces/${SPACE.id}`);
+        return editor.locator('main').innerHTML();
+      })(),
+    );
+
+    // The owner makes a token of the space that expires in 30 days, then rotates it.
+    await owner.goto(`${base}/dashboard/settings`);
+    await owner.getByLabel('Token name').fill('aurora-bot');
+    await owner.getByLabel('Expires', { exact: true }).selectOption({ label: '30 days' });
+    await expect(owner.getByLabel('Expiry date').isVisible()).resolves.toBe(false);
+    await owner.getByRole('button', { name: 'Generate new API token' }).click();
+    await owner.waitForSelector('#new-token');
+    const first = await owner.locator('#new-token').inputValue();
+    expect((await query(first)).body.data).toEqual({ space: { name: SPACE.name } });
+    await owner.goto(`${base}/dashboard/settings`);
+    const row = owner.getByRole('row', { name: /aurora-bot/ });
+    await expect(row.locator('td[data-label="Belongs to"]').textContent()).resolves.toBe(
+      `${SPACE.name} (#${SPACE.id})`,
+    );
+    await expect(row.locator('td[data-label="Expires"]').textContent()).resolves.not.toBe('Never');
+    await expect(row.locator('td[data-label="Last used"]').textContent()).resolves.toContain(
+      'from 127.0.0.1',
+    );
+    await row.getByRole('link', { name: /Rotate/ }).click();
+    await owner.waitForURL('**/rotate');
+    await owner.getByLabel('24 hours').check();
+    await shoot(owner, 'rotate-confirm');
+    await owner.getByRole('button', { name: 'Rotate token' }).click();
+    await owner.waitForSelector('#new-token');
+    const second = await owner.locator('#new-token').inputValue();
+    expect(second).toMatch(/^lpt_[0-9A-Za-z]{49}$/);
+    expect(second).not.toBe(first);
+    await expect(said(owner, '.created')).resolves.toContain('The old value keeps working until');
+    await shoot(owner, 'rotated');
+    // Within the grace, both values answer.
+    expect((await query(first)).body.data).toEqual({ space: { name: SPACE.name } });
+    expect((await query(second)).body.data).toEqual({ space: { name: SPACE.name } });
+    await owner.goto(`${base}/dashboard/settings`);
+    expect(await owner.content()).not.toContain(second);
+
+    // The owner's audit trail has every step, the operator's the whole deployment.
+    await owner.getByRole('link', { name: 'Audit' }).click();
+    await owner.waitForURL('**/dashboard/audit');
+    const actions = await owner.locator('td[data-label="Action"]').allTextContents();
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'member.invite',
+        'member.join',
+        'member.role',
+        'member.remove',
+        'points.adjust',
+        'token.create',
+        'token.rotate',
+      ]),
+    );
+    expect(actions[0]).toBe('token.rotate');
+    await shoot(owner, 'audit');
+    await operator.goto(`${base}/dashboard/audit`);
+    await expect(operator.locator('td[data-label="Action"]').allTextContents()).resolves.toEqual(
+      expect.arrayContaining(['token.create', 'member.join']),
+    );
+    expect(cspViolations).toEqual([]);
+  });
+});
