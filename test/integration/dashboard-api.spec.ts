@@ -121,16 +121,21 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
     const body = JSON.parse(created.text);
     expect(Object.keys(body).sort()).toEqual([
       'createdAt',
+      'expiresAt',
       'id',
       'name',
       'prefix',
       'scopes',
+      'spaceId',
       'token',
     ]);
+    // An operator's token without a space or an expiry: a deployment token that never expires.
     expect(body).toMatchObject({
       name: 'exporter',
       prefix: body.token.slice(0, 12),
       scopes: ['query'],
+      spaceId: null,
+      expiresAt: null,
     });
     expect(body.token).toMatch(/^lpt_[0-9A-Za-z]{49}$/);
     expect(created.headers.get('cache-control')).toBe('no-store');
@@ -146,8 +151,11 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
       name: 'exporter',
       prefix: body.prefix,
       scopes: ['query'],
+      spaceId: null,
       createdAt: body.createdAt,
+      expiresAt: null,
       lastUsedAt: expect.any(String),
+      lastUsedFrom: expect.any(String),
     });
 
     const rows: Array<Record<string, unknown>> = await t.app
