@@ -1,12 +1,26 @@
-import { Kind, parse, OperationDefinitionNode } from 'graphql';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  buildSchema,
+  getIntrospectionQuery,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  parse,
+  OperationDefinitionNode,
+} from 'graphql';
+import { introspectionWeights } from './introspection-weights';
 import { analyzeOperation } from './query-analysis';
+
+/** The schema the service serves (the committed schema.gql), introspection types included. */
+const schema = buildSchema(readFileSync(join(__dirname, '../../../schema.gql'), 'utf8'));
 
 const shape = (query: string, variables: Record<string, unknown> = {}) => {
   const document = parse(query);
   const operation = document.definitions.find(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
   )!;
-  return analyzeOperation(document, operation, variables);
+  return analyzeOperation(document, operation, variables, introspectionWeights(schema));
 };
 
 describe('analyzeOperation', () => {
@@ -59,6 +73,63 @@ describe('analyzeOperation', () => {
     expect(
       shape('{ space(id: 1) { loyaltyPointsRanks { edges { node { address { id } } } } } }').depth,
     ).toBe(6);
+  });
+
+  it('weighs introspection by what it answers from the schema', () => {
+    const types = Object.values(schema.getTypeMap());
+    const fields = types
+      .filter((type) => isObjectType(type) || isInterfaceType(type))
+      .reduce((sum, type) => sum + Object.keys(type.getFields()).length, 0);
+    // __schema, types, then one name per type.
+    expect(shape('{ __schema { types { name } } }').cost).toBe(2 + types.length);
+    // ... and with their fields: every field of the schema, each with its name.
+    const withFields = shape('{ __schema { types { name fields { name } } } }').cost;
+    expect(withFields).toBeGreaterThanOrEqual(2 + 2 * types.length + fields);
+    expect(withFields).toBeLessThanOrEqual(3 + 2 * types.length + fields);
+    expect(shape('{ __type(name: "Space") { name } }').cost).toBe(2);
+    // The standard query of GraphiQL and code generators fits the default limit (20,000).
+    const standard = shape(getIntrospectionQuery({ descriptions: true })).cost;
+    expect(standard).toBeGreaterThan(1000);
+    expect(standard).toBeLessThan(20_000);
+  });
+
+  it('counts every aliased copy of an introspection answer, and a repeated key once', () => {
+    const full = getIntrospectionQuery({ descriptions: true });
+    const one = shape(full);
+    const selection = full.slice(full.indexOf('__schema'), full.indexOf('fragment FullType'));
+    const body = selection.slice(0, selection.lastIndexOf('}'));
+    const fragments = full.slice(full.indexOf('fragment FullType'));
+    const thirty = shape(
+      `{ ${Array.from({ length: 30 }, (_, i) => `s${i}: ${body}`).join(' ')} } ${fragments}`,
+    );
+    expect(thirty.introspection).toEqual({ schema: 30, type: 0 });
+    expect(thirty.cost).toBe(30 * one.cost);
+    expect(
+      shape(
+        '{ __schema { queryType { name } } ...F } fragment F on Query { __schema { types { name } } }',
+      ).introspection,
+    ).toEqual({ schema: 1, type: 0 });
+    expect(
+      shape('{ a: __type(name: "Space") { name } b: __type(name: "Quest") { name } }')
+        .introspection,
+    ).toEqual({ schema: 0, type: 2 });
+    const twice = shape('{ __schema { a: types { name } b: types { name } } }').cost;
+    expect(twice).toBe(2 * shape('{ __schema { types { name } } }').cost - 1);
+  });
+
+  it('measures a document that spreads fragments exponentially at once', () => {
+    const levels = 24;
+    const chain = Array.from(
+      { length: levels },
+      (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`,
+    ).join(' ');
+    const started = performance.now();
+    const result = shape(
+      `{ ...F0 } ${chain} fragment F${levels} on Query { space(id: 1) { name } }`,
+    );
+    expect(performance.now() - started).toBeLessThan(500);
+    // Counted as if written in place: 2^24 copies of a field, far over any limit.
+    expect(result.cost).toBe(2 * 2 ** levels);
   });
 
   it('survives cyclic fragments (validation reports them)', () => {

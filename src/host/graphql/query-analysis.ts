@@ -8,6 +8,7 @@ import {
   ValueNode,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../leaderboards/paging/page-request';
+import type { IntrospectionWeights } from './introspection-weights';
 
 export interface QueryShape {
   /** Deepest field nesting (introspection fields not counted). */
@@ -15,6 +16,8 @@ export interface QueryShape {
   aliases: number;
   /** Fields the response may hold: a paged list counts its page size times its entry's fields. */
   cost: number;
+  /** Answers of `__schema` and of `__type` the response holds (each alias is one more). */
+  introspection: { schema: number; type: number };
 }
 
 /** Fields that return a page of a board: their `list` and `edges` repeat per entry. */
@@ -22,19 +25,20 @@ const PAGED_FIELDS = new Set(['loyaltyPointsRanks', 'spaceLoyaltyPointsRanks']);
 const PER_ENTRY_FIELDS = new Set(['list', 'edges']);
 /** Lists without a page size (a space's sprints): assumed this long. */
 const UNPAGED_LIST_FIELDS: Record<string, number> = { sprints: 20 };
-/** __schema and __type answer from the schema alone; their size is bounded, but not free. */
-const INTROSPECTION_COST = 100;
 
 /**
  * Measures the operation that will run, with its variables, before anything executes. Depth and
  * aliases bound the work of the GraphQL engine; cost bounds the size of the answer and the rows
  * read (a page of 1000 entries weighs 1000 times its entry). Fragments, inline or named, count
- * exactly as if their fields were written in place.
+ * exactly as if their fields were written in place. Introspection costs what its answer holds:
+ * each of its lists weighs the items it has in the schema (`introspection`, from
+ * introspectionWeights; a list it does not name counts one item).
  */
 export function analyzeOperation(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> = {},
+  introspection: IntrospectionWeights = {},
 ): QueryShape {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -60,7 +64,18 @@ export function analyzeOperation(
     return Math.max(1, Math.min(MAX_PAGE_SIZE, Math.trunc(value)));
   };
 
-  /** Aliases anywhere below, fragments included (for introspection, whose fields cost a flat rate). */
+  /**
+   * A named fragment's measure, computed once per `key`: a fragment spread twice in each of a
+   * chain of fragments would otherwise be walked 2^n times. `visiting` only stops cycles, which
+   * validation refuses anyway.
+   */
+  const memo = new Map<string, unknown>();
+  const once = <T>(key: string, measure: () => T): T => {
+    if (!memo.has(key)) memo.set(key, measure());
+    return memo.get(key) as T;
+  };
+
+  /** Aliases anywhere below, fragments included (for introspection, which has no depth here). */
   const aliasesIn = (selectionSet: SelectionSetNode | undefined, visiting: Set<string>): number => {
     let count = 0;
     for (const selection of selectionSet?.selections ?? []) {
@@ -69,21 +84,50 @@ export function analyzeOperation(
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         count += aliasesIn(selection.selectionSet, visiting);
       } else if (!visiting.has(selection.name.value)) {
-        const fragment = fragments.get(selection.name.value);
-        count += aliasesIn(fragment?.selectionSet, new Set([...visiting, selection.name.value]));
+        const name = selection.name.value;
+        count += once(`aliases:${name}`, () =>
+          aliasesIn(fragments.get(name)?.selectionSet, new Set([...visiting, name])),
+        );
       }
     }
     return count;
   };
+
+  /** The fields an introspection answer holds below `selectionSet`, lists weighed by the schema. */
+  const introspectionCost = (
+    selectionSet: SelectionSetNode | undefined,
+    visiting: Set<string>,
+  ): number => {
+    let cost = 0;
+    for (const selection of selectionSet?.selections ?? []) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        cost += introspectionCost(selection.selectionSet, visiting);
+      } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        if (visiting.has(name)) continue;
+        cost += once(`introspection:${name}`, () =>
+          introspectionCost(fragments.get(name)?.selectionSet, new Set([...visiting, name])),
+        );
+      } else if (selection.name.value !== '__typename') {
+        const inner = introspectionCost(selection.selectionSet, visiting);
+        const items = introspection[selection.name.value];
+        cost += 1 + (items === undefined ? inner : items * Math.max(1, inner));
+      }
+    }
+    return cost;
+  };
+  // Response keys: a selection repeated under one key is answered once.
+  const schemaKeys = new Set<string>();
+  const typeKeys = new Set<string>();
 
   /** `pageSize` is set while walking the direct selections of a paged field. */
   const walk = (
     selectionSet: SelectionSetNode,
     visiting: Set<string>,
     pageSize?: number,
-  ): QueryShape => {
-    const shape: QueryShape = { depth: 0, aliases: 0, cost: 0 };
-    const merge = (inner: QueryShape, depthOffset: number, weight: number) => {
+  ): Omit<QueryShape, 'introspection'> => {
+    const shape = { depth: 0, aliases: 0, cost: 0 };
+    const merge = (inner: typeof shape, depthOffset: number, weight: number) => {
       shape.depth = Math.max(shape.depth, inner.depth + depthOffset);
       shape.aliases += inner.aliases;
       shape.cost += inner.cost * weight;
@@ -97,16 +141,23 @@ export function analyzeOperation(
         const name = selection.name.value;
         const fragment = fragments.get(name);
         if (!fragment || visiting.has(name)) continue; // validation reports unknown or cyclic ones
-        merge(walk(fragment.selectionSet, new Set([...visiting, name]), pageSize), 0, 1);
+        const inner = once(`walk:${name}:${pageSize ?? ''}`, () =>
+          walk(fragment.selectionSet, new Set([...visiting, name]), pageSize),
+        );
+        merge(inner, 0, 1);
         continue;
       }
       const name = selection.name.value;
       if (selection.alias) shape.aliases++;
       if (name.startsWith('__')) {
-        // __typename is free; __schema and __type cost a flat rate and do not count for depth.
+        // __typename is free; __schema and __type cost what they answer, and have no depth here
+        // (graphql-js's MaxIntrospectionDepthRule bounds their nesting).
         if (name !== '__typename') {
-          shape.cost += INTROSPECTION_COST;
+          shape.cost += Math.ceil(1 + introspectionCost(selection.selectionSet, visiting));
           shape.aliases += aliasesIn(selection.selectionSet, visiting);
+          const key = selection.alias?.value ?? name;
+          if (name === '__schema') schemaKeys.add(key);
+          else typeKeys.add(key);
         }
         continue;
       }
@@ -128,7 +179,8 @@ export function analyzeOperation(
     return shape;
   };
 
-  return walk(operation.selectionSet, new Set());
+  const shape = walk(operation.selectionSet, new Set());
+  return { ...shape, introspection: { schema: schemaKeys.size, type: typeKeys.size } };
 }
 
 function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {

@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError, OperationTypeNode } from 'graphql';
 import { ERROR_DEFINITIONS, ErrorCode } from '../../common/errors/error-code';
+import { introspectionWeights } from './introspection-weights';
 import { analyzeOperation } from './query-analysis';
 
 export interface QueryLimitOptions {
@@ -8,6 +9,12 @@ export interface QueryLimitOptions {
   maxAliases: number;
   maxCost: number;
 }
+
+/**
+ * Introspection answers per operation, whatever the cost limit: one schema is all a client needs,
+ * and copies of it under aliases are the cheapest way to make a large answer.
+ */
+export const MAX_INTROSPECTION_ANSWERS = { __schema: 1, __type: 10 } as const;
 
 function refusal(code: ErrorCode, detail: string): GraphQLError {
   const definition = ERROR_DEFINITIONS[code];
@@ -23,8 +30,9 @@ function refusal(code: ErrorCode, detail: string): GraphQLError {
 
 /**
  * Refuses, with HTTP 400 and before any resolver or database work, an operation that is not a
- * query, or is too deep,
- * has too many aliases or would cost too much (page sizes counted, variables resolved).
+ * query, or is too deep, has too many aliases, asks for more introspection answers than
+ * MAX_INTROSPECTION_ANSWERS or would cost too much (page sizes counted, variables resolved,
+ * introspection weighed by the schema it describes).
  */
 export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
   constructor(private readonly limits: QueryLimitOptions) {}
@@ -32,7 +40,7 @@ export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
   requestDidStart(): Promise<GraphQLRequestListener<object>> {
     const limits = this.limits;
     return Promise.resolve({
-      didResolveOperation({ document, operation, request }) {
+      didResolveOperation({ document, operation, request, schema }) {
         if (!operation) return Promise.resolve();
         if (operation.operation !== OperationTypeNode.QUERY) {
           throw refusal(
@@ -40,7 +48,12 @@ export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
             `the service answers queries only, not a ${operation.operation}`,
           );
         }
-        const shape = analyzeOperation(document, operation, request.variables ?? {});
+        const shape = analyzeOperation(
+          document,
+          operation,
+          request.variables ?? {},
+          introspectionWeights(schema),
+        );
         if (shape.depth > limits.maxDepth) {
           throw refusal(
             ErrorCode.QUERY_TOO_DEEP,
@@ -52,6 +65,17 @@ export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
             ErrorCode.TOO_MANY_ALIASES,
             `${shape.aliases} aliases, at most ${limits.maxAliases}`,
           );
+        }
+        for (const [field, count] of [
+          ['__schema', shape.introspection.schema],
+          ['__type', shape.introspection.type],
+        ] as const) {
+          if (count > MAX_INTROSPECTION_ANSWERS[field]) {
+            throw refusal(
+              ErrorCode.QUERY_TOO_COSTLY,
+              `${count} ${field} selections, at most ${MAX_INTROSPECTION_ANSWERS[field]}`,
+            );
+          }
         }
         if (shape.cost > limits.maxCost) {
           throw refusal(
