@@ -32,6 +32,8 @@ import { requireOperator, spaceFor } from './teams/space-access';
 
 const actorOf = (session: DashboardSession) => ({ id: session.adminId, email: session.email });
 const AUDIT_FORMATS = ['json', 'csv', 'ndjson'] as const;
+const isAuditFormat = (value: unknown): value is (typeof AUDIT_FORMATS)[number] =>
+  (AUDIT_FORMATS as readonly unknown[]).includes(value);
 
 /**
  * Accounts and the audit trail, as JSON: one's own password for everyone; the list of accounts,
@@ -113,7 +115,7 @@ export class AccountsApiController {
     @Query() query: Record<string, unknown>,
   ): Promise<FastifyReply> {
     const format = query.format ?? 'json';
-    if (!(AUDIT_FORMATS as readonly unknown[]).includes(format))
+    if (!isAuditFormat(format))
       throw new LoyaltyException(
         ErrorCode.INVALID_ARGUMENT,
         `format must be one of ${AUDIT_FORMATS.join(', ')}`,
@@ -190,6 +192,8 @@ export async function manageAccount(
       : await admins.setDisabled(id, change === 'disable');
   if (!done && change === 'remove')
     throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND, 'Account not found');
+  // Disabling a disabled account (or enabling an enabled one) changes nothing: no entry to record.
+  if (!done) return;
   await audit.record({
     actor: actorOf(session),
     action: `account.${change}`,
