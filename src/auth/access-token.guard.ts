@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
-import { requestOfContext } from '../common/graphql/request-of';
-import { AccessTokensService } from './access-tokens.service';
+import { AccessTokensService, TokenBearingRequest } from './access-tokens.service';
+import { rememberToken, requestOfExecution } from './current-token.decorator';
 import { IS_PUBLIC } from './public.decorator';
 import { REQUIRED_SCOPE } from './requires-scope.decorator';
 import type { TokenScope } from './token-scopes';
@@ -26,13 +25,10 @@ export class AccessTokenGuard implements CanActivate {
       return true;
     }
     const scope = this.reflector.getAllAndOverride<TokenScope>(REQUIRED_SCOPE, targets) ?? 'query';
-    const request =
-      context.getType<GqlContextType>() === 'graphql'
-        ? requestOfContext(GqlExecutionContext.create(context).getContext())
-        : context
-            .switchToHttp()
-            .getRequest<{ headers: Record<string, string | string[] | undefined> }>();
-    await this.tokens.authorizeRequest(request ?? { headers: {} }, scope);
+    const request = requestOfExecution(context) as TokenBearingRequest | undefined;
+    const token = await this.tokens.authorizeRequest(request ?? { headers: {} }, scope);
+    // For @CurrentToken(): what the token may read and write (its space).
+    if (request) rememberToken(request, token);
     return true;
   }
 }

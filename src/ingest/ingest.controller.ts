@@ -1,6 +1,10 @@
 import { Controller, HttpCode, Inject, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
 import { AccessTokenGuard } from '../auth/access-token.guard';
+import type { AuthenticatedToken } from '../auth/access-tokens.service';
+import { CurrentToken } from '../auth/current-token.decorator';
 import { RequiresScope } from '../auth/requires-scope.decorator';
+import { ErrorCode } from '../common/errors/error-code';
+import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type { LoyaltyModuleOptions } from '../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../options/loyalty.module-definition';
 import { IngestExceptionFilter } from './ingest-exception.filter';
@@ -41,12 +45,17 @@ export class IngestController {
   @Post(INGEST_PATH)
   @HttpCode(200)
   @IngestRoute()
-  async apply(@Req() request: IngestHttpRequest): Promise<IngestResponse> {
+  async apply(
+    @Req() request: IngestHttpRequest,
+    @CurrentToken() token: AuthenticatedToken | null,
+  ): Promise<IngestResponse> {
+    // The guard always gives a token here; a space token writes into its own space only.
+    if (!token) throw new LoyaltyException(ErrorCode.TOKEN_REQUIRED);
     const numbered = await readIngestBody(request, {
       maxRecords: this.maxRecords,
       maxBytes: ndjsonLimitOf(request),
     });
-    const results = await applyNumbered(this.ingest, numbered);
+    const results = await applyNumbered(this.ingest, numbered, 1, { spaceId: token.spaceId });
     return { ...summarize(results), results };
   }
 }

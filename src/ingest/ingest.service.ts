@@ -13,6 +13,7 @@ import { SpacesService } from '../spaces/spaces.service';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import type { IngestRecord, PointsRecord } from '../records/ingest-record';
 import type { RecordOutcome } from '../records/record-outcome';
+import { outsideSpace, profileOutsideSpace, WriteScope } from './write-scope';
 
 export interface IngestSummary {
   accepted: number;
@@ -37,7 +38,8 @@ export class BatchPartlyApplied extends Error {
 
 /**
  * Applies records in the order given, as one transaction per call: either every outcome it reports
- * is in the database or none is. Consecutive points records are applied in bulk.
+ * is in the database or none is. Consecutive points records are applied in bulk. A writer limited
+ * to one space (a space token, see WriteScope) has each record for another space refused.
  */
 @Injectable()
 export class IngestService {
@@ -54,17 +56,20 @@ export class IngestService {
    * Once this answers, this instance's pages show the records; other instances' ranks within
    * 1 s, their profiles within 500 ms plus their response cache's age.
    */
-  async applyRecords(records: readonly IngestRecord[]): Promise<RecordOutcome[]> {
+  async applyRecords(
+    records: readonly IngestRecord[],
+    scope: WriteScope = {},
+  ): Promise<RecordOutcome[]> {
     let outcomes: RecordOutcome[];
     try {
       outcomes = await this.transactions.run((manager) =>
-        this.applyInTransaction(manager, records, 'optimistic'),
+        this.applyInTransaction(manager, records, 'optimistic', scope),
       );
     } catch (error) {
       if (!(error instanceof TotalOutOfRange)) throw error;
       // Rolled back: the unit runs again, refusing the records that would overflow.
       outcomes = await this.transactions.run((manager) =>
-        this.applyInTransaction(manager, records, 'careful'),
+        this.applyInTransaction(manager, records, 'careful', scope),
       );
     }
     await this.rankIndexes.catchUp();
@@ -81,13 +86,16 @@ export class IngestService {
   async applyRecordsInParts(
     records: readonly IngestRecord[],
     ways: number,
+    scope: WriteScope = {},
   ): Promise<RecordOutcome[]> {
-    if (ways < 2 || this.transactions.singleWriter) return this.applyRecords(records);
+    if (ways < 2 || this.transactions.singleWriter) return this.applyRecords(records, scope);
     const points = records.filter((record): record is PointsRecord => record.type === 'points');
-    if (points.length < records.length) return this.applyRecords(records);
+    if (points.length < records.length) return this.applyRecords(records, scope);
     const parts = splitByAddressRange(points, ways).filter((part) => part.records.length > 0);
     // Every part settles before a failure is reported: none is left running behind the caller.
-    const settled = await Promise.allSettled(parts.map((part) => this.applyRecords(part.records)));
+    const settled = await Promise.allSettled(
+      parts.map((part) => this.applyRecords(part.records, scope)),
+    );
     const outcomes = new Array<RecordOutcome>(records.length);
     let failure: PromiseRejectedResult | undefined;
     parts.forEach((part, p) => {
@@ -106,26 +114,73 @@ export class IngestService {
     manager: EntityManager,
     records: readonly IngestRecord[],
     rangeCheck: RangeCheck,
+    scope: WriteScope,
   ): Promise<RecordOutcome[]> {
-    const outcomes: RecordOutcome[] = [];
+    const outcomes = new Array<RecordOutcome>(records.length);
     let points: PointsRecord[] = [];
+    let positions: number[] = [];
     const flushPoints = async () => {
       if (points.length === 0) return;
-      // Not push(...): a batch of a few hundred thousand records would overflow the stack.
-      for (const outcome of await this.ledger.ingestPoints(manager, points, rangeCheck))
-        outcomes.push(outcome);
+      const applied = await this.ledger.ingestPoints(manager, points, rangeCheck);
+      positions.forEach((at, i) => (outcomes[at] = applied[i]));
       points = [];
+      positions = [];
     };
-    for (const record of records) {
+    const own = scope.spaceId ?? null;
+    for (const [at, record] of records.entries()) {
+      if (own !== null) {
+        const refusal = await this.outsideOwnSpace(manager, record, own);
+        if (refusal) {
+          outcomes[at] = refusal;
+          continue;
+        }
+      }
       if (record.type === 'points') {
         points.push(record);
+        positions.push(at);
         continue;
       }
       await flushPoints();
-      outcomes.push(await this.applyOne(manager, record));
+      outcomes[at] = await this.applyOne(manager, record);
     }
     await flushPoints();
     return outcomes;
+  }
+
+  /**
+   * The refusal of a record that would write outside the space `own`, or undefined. A sprint or
+   * quest already stored belongs to its space for good, so its stored space decides; a
+   * participation belongs to its quest's space (an unknown quest is refused as from anyone).
+   */
+  private async outsideOwnSpace(
+    manager: EntityManager,
+    record: IngestRecord,
+    own: number,
+  ): Promise<RecordOutcome | undefined> {
+    const check = (field: string, target: number | null | undefined) =>
+      target !== null && target !== undefined && target !== own
+        ? outsideSpace(field, own, target)
+        : undefined;
+    switch (record.type) {
+      case 'points':
+        return check('spaceId', record.spaceId);
+      case 'space':
+        return check('id', record.id);
+      case 'sprint':
+        return (
+          check('spaceId', record.spaceId) ??
+          check('spaceId', await this.spaces.spaceOfSprint(manager, record.id))
+        );
+      case 'quest':
+        return (
+          check('spaceId', record.spaceId) ??
+          check('spaceId', await this.quests.spaceOfQuest(manager, record.id))
+        );
+      case 'participation':
+        return check('questId', await this.quests.spaceOfQuest(manager, record.questId));
+      case 'profile':
+        return profileOutsideSpace(own);
+    }
   }
 
   private async applyOne(

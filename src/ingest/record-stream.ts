@@ -4,6 +4,7 @@ import type { IngestRecord, ParseResult } from '../records/ingest-record';
 import type { RecordOutcome } from '../records/record-outcome';
 import { parseRecordLine } from '../records/ingest-record';
 import { BatchPartlyApplied, IngestService, IngestSummary, summarize } from './ingest.service';
+import type { WriteScope } from './write-scope';
 
 export interface NumberedRecord {
   line: number;
@@ -57,16 +58,18 @@ export class IngestStopped extends Error {
 
 /**
  * Applies numbered records in one transaction, or `parts` (the valid ones; an unparseable one is
- * refused in its place), and answers every record's outcome, in line order.
+ * refused in its place), and answers every record's outcome, in line order. `scope`: where the
+ * writer may write (a space token's space), every space when absent.
  */
 export async function applyNumbered(
   ingest: IngestService,
   items: readonly NumberedRecord[],
   parts = 1,
+  scope: WriteScope = {},
 ): Promise<NumberedOutcome[]> {
   const records: IngestRecord[] = [];
   for (const { parsed } of items) if (parsed.ok) records.push(parsed.record);
-  const applied = records.length > 0 ? await ingest.applyRecordsInParts(records, parts) : [];
+  const applied = records.length > 0 ? await ingest.applyRecordsInParts(records, parts, scope) : [];
   return withLines(items, applied);
 }
 

@@ -8,7 +8,7 @@ import type { ParticipationRecord, QuestRecord } from '../records/ingest-record'
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { execute, SqlDialect } from '../storage/dialect/sql-dialect';
+import { execute, num, SqlDialect } from '../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
 import { QuestEntity } from './quest.entity';
 
@@ -26,6 +26,15 @@ export class QuestsService {
     const quest = await this.quests.findOneBy({ id });
     if (!quest) throw new LoyaltyException(ErrorCode.QUEST_NOT_FOUND);
     return quest;
+  }
+
+  /** The space of a stored quest (a quest never moves), or null when there is none. */
+  async spaceOfQuest(manager: EntityManager, questId: string): Promise<number | null> {
+    const [row]: Array<{ spaceId: unknown }> = await manager.query(
+      'SELECT space_id AS spaceId FROM quests WHERE id = ?',
+      [questId],
+    );
+    return row ? num(row.spaceId) : null;
   }
 
   listQuests(spaceId: number): Promise<QuestEntity[]> {

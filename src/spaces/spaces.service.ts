@@ -87,6 +87,15 @@ export class SpacesService {
     return sprint;
   }
 
+  /** The space of a stored sprint (a sprint never moves), or null when there is none. */
+  async spaceOfSprint(manager: EntityManager, sprintId: number): Promise<number | null> {
+    const [row]: Array<{ spaceId: unknown }> = await manager.query(
+      'SELECT space_id AS spaceId FROM sprints WHERE id = ?',
+      [sprintId],
+    );
+    return row ? num(row.spaceId) : null;
+  }
+
   listSprints(spaceId: number): Promise<SprintEntity[]> {
     return this.sprints.find({ where: { spaceId }, order: { startTime: 'ASC', id: 'ASC' } });
   }

@@ -130,6 +130,190 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
     });
   });
 
+  describe('POST /ingest with a space token', () => {
+    const FEB = '2026-02-01T00:00:00Z';
+    const pointsFor = (key: string, spaceId: number, address: string, value: number) => ({
+      type: 'points',
+      key,
+      spaceId,
+      address,
+      points: value,
+      occurredAt: FEB,
+    });
+    const sprint = (id: number, spaceId?: number) => ({
+      type: 'sprint',
+      id,
+      ...(spaceId === undefined ? {} : { spaceId }),
+      name: `S${id}`,
+      startTime: '2026-01-01T00:00:00Z',
+      endTime: '2026-03-01T00:00:00Z',
+    });
+    const quest = (id: string, spaceId?: number) => ({
+      type: 'quest',
+      id,
+      ...(spaceId === undefined ? {} : { spaceId }),
+      name: `Quest ${id}`,
+      status: 'Active',
+    });
+    const refusedInto = (line: number, field: string, target: number) => ({
+      line,
+      status: 'refused',
+      field,
+      reason: `this token belongs to space ${SPACE_A} and cannot write into space ${target}`,
+    });
+    const PROFILE_REFUSAL =
+      'profiles are shared by every space: only deployment tokens send profile records (this token belongs to space 3)';
+
+    /** What a deployment token sees of space B: everything a space-A token must not change. */
+    const spaceB = async () =>
+      (
+        await t.gql(
+          `{ space(id: ${SPACE_B}) { name description sprints { id name }
+             loyaltyPointsRanks { totalCount list { points address { id username } } } }
+             quest(id: "qB") { name status participantsCount } }`,
+        )
+      ).body;
+
+    let teamA: string;
+
+    beforeAll(async () => {
+      teamA = (await tokens.create('team A ingest', ['ingest', 'query'], { spaceId: SPACE_A }))
+        .token;
+      await t.load([
+        sprint(71, SPACE_B),
+        quest('qB', SPACE_B),
+        quest('qA', SPACE_A),
+        pointsFor('b-0', SPACE_B, '0xB0', 5),
+        { type: 'profile', address: '0xB0', username: 'bee' },
+      ]);
+    });
+    afterAll(() => t.load([{ type: 'space', id: SPACE_A, name: 'Team A' }]));
+
+    it.each([
+      ['a JSON array', 'application/json'],
+      ['NDJSON', 'application/x-ndjson'],
+    ])(
+      "applies its own space's records and refuses each record for another space, in %s",
+      async (_name, contentType) => {
+        const tag = contentType === 'application/json' ? 'j' : 'n';
+        const records = [
+          { type: 'space', id: SPACE_A, name: `Team A (${tag})`, description: 'ours' },
+          { type: 'space', id: SPACE_B, name: 'Taken over' },
+          pointsFor(`${tag}-a1`, SPACE_A, `0xA1${tag}`, 10),
+          pointsFor(`${tag}-b1`, SPACE_B, '0xB1', 99),
+          pointsFor(`${tag}-a2`, SPACE_A, `0xA2${tag}`, 20),
+          sprint(tag === 'j' ? 31 : 32, SPACE_A),
+          sprint(tag === 'j' ? 72 : 73, SPACE_B),
+          // The stored sprint of B, named without a space or claiming A's.
+          { type: 'sprint', id: 71, name: 'Renamed' },
+          { ...sprint(71, SPACE_A), name: 'Moved' },
+          quest(`qA-${tag}`, SPACE_A),
+          quest(`qB-${tag}`, SPACE_B),
+          { type: 'quest', id: 'qB', name: 'Renamed', status: 'Deleted' },
+          { type: 'participation', questId: 'qA', address: `0xA1${tag}` },
+          { type: 'participation', questId: 'qB', address: `0xA1${tag}` },
+          { type: 'participation', questId: 'nowhere', address: `0xA1${tag}` },
+          { type: 'profile', address: '0xB0', username: 'hijacked' },
+          { type: 'profile', address: `0xA1${tag}`, username: 'ours' },
+        ];
+        const before = await spaceB();
+        const body =
+          contentType === 'application/json'
+            ? JSON.stringify(records)
+            : records.map((record) => JSON.stringify(record)).join('\n');
+        const response = await ingest(body, teamA, contentType);
+        expect(response.status).toBe(200);
+        expect(response.body.results).toEqual([
+          { line: 1, status: 'accepted' },
+          refusedInto(2, 'id', SPACE_B),
+          { line: 3, status: 'accepted' },
+          refusedInto(4, 'spaceId', SPACE_B),
+          { line: 5, status: 'accepted' },
+          { line: 6, status: 'accepted' },
+          refusedInto(7, 'spaceId', SPACE_B),
+          refusedInto(8, 'spaceId', SPACE_B),
+          refusedInto(9, 'spaceId', SPACE_B),
+          { line: 10, status: 'accepted' },
+          refusedInto(11, 'spaceId', SPACE_B),
+          refusedInto(12, 'spaceId', SPACE_B),
+          { line: 13, status: 'accepted' },
+          refusedInto(14, 'questId', SPACE_B),
+          {
+            line: 15,
+            status: 'refused',
+            field: 'questId',
+            reason: 'questId unknown quest nowhere',
+          },
+          { line: 16, status: 'refused', reason: PROFILE_REFUSAL },
+          { line: 17, status: 'refused', reason: PROFILE_REFUSAL },
+        ]);
+        expect(response.body).toMatchObject({ accepted: 6, duplicates: 0, refused: 11 });
+
+        // Space B is as it was; space A has what was sent.
+        expect(await spaceB()).toEqual(before);
+        const a = await t.gql(
+          `{ space(id: ${SPACE_A}) { name description sprints { id }
+             loyaltyPointsRanks { list { points address { id username } } } }
+             quest(id: "qA-${tag}") { name } }`,
+        );
+        expect(a.body.data.space).toMatchObject({
+          name: `Team A (${tag})`,
+          description: 'ours',
+          sprints: expect.arrayContaining([{ id: tag === 'j' ? 31 : 32 }]),
+        });
+        expect(a.body.data.space.loyaltyPointsRanks.list).toEqual(
+          expect.arrayContaining([
+            { points: 20, address: { id: `0xa2${tag}`, username: null } },
+            { points: 10, address: { id: `0xa1${tag}`, username: null } },
+          ]),
+        );
+        expect(a.body.data.quest).toEqual({ name: `Quest qA-${tag}` });
+        const missing = await t.gql(`{ quest(id: "qB-${tag}") { name } }`);
+        expect(missing.body.errors[0].extensions.code).toBe('QUEST_NOT_FOUND');
+      },
+    );
+
+    it('refuses a profile record alone, changing no profile', async () => {
+      const response = await ingest(
+        JSON.stringify([{ type: 'profile', address: '0xB0', username: 'again' }]),
+        teamA,
+      );
+      expect(response.body).toEqual({
+        accepted: 0,
+        duplicates: 0,
+        refused: 1,
+        results: [{ line: 1, status: 'refused', reason: PROFILE_REFUSAL }],
+      });
+      const board = await t.gql(
+        `{ space(id: ${SPACE_B}) { loyaltyPointsRanks { list { address { username } } } } }`,
+      );
+      expect(board.body.data.space.loyaltyPointsRanks.list).toEqual([
+        { address: { username: 'bee' } },
+      ]);
+    });
+
+    it('lets a deployment token write into any space and send profiles, as before', async () => {
+      const deployment = (await tokens.create('deployment ingest', ['ingest'])).token;
+      const response = await ingest(
+        JSON.stringify([
+          pointsFor('d-b', SPACE_B, '0xB9', 1),
+          pointsFor('d-a', SPACE_A, '0xA9', 1),
+          { type: 'profile', address: '0xB9', username: 'nine' },
+          { type: 'participation', questId: 'qB', address: '0xB9' },
+        ]),
+        deployment,
+      );
+      expect(response.body).toMatchObject({ accepted: 4, refused: 0 });
+      const b = await t.gql(
+        `{ space(id: ${SPACE_B}) { addressLoyaltyPoints(address: "0xB9") { points address { username } } } }`,
+      );
+      expect(b.body.data.space.addressLoyaltyPoints).toEqual({
+        points: 1,
+        address: { username: 'nine' },
+      });
+    });
+  });
+
   describe('expiry', () => {
     it('refuses an expired token on /query and /ingest exactly as a revoked one', async () => {
       const expiring = await tokens.create('expiring', ['ingest', 'query']);
