@@ -1,7 +1,13 @@
-import type { Access } from '../teams/roles';
 import { html, SafeHtml } from './html';
 
 export type NavItem = 'spaces' | 'settings' | 'audit' | 'accounts' | 'account';
+
+/** What the navigation asks of an account's access (teams/roles.ts `Access` answers it). */
+export interface NavAccess {
+  readonly operator: boolean;
+  /** The spaces the account owns; undefined for an operator (every space). */
+  spacesWith(permission: 'space.manage'): number[] | undefined;
+}
 
 export interface LayoutContext {
   title: string;
@@ -11,7 +17,7 @@ export interface LayoutContext {
   name?: string | null;
   csrfToken?: string;
   /** What the account may reach: decides which links the navigation shows. */
-  access?: Access;
+  access?: NavAccess;
   active?: NavItem;
 }
 

@@ -5,7 +5,6 @@ import type { Address } from '../../../profiles/address.model';
 import type { Quest } from '../../../quests/quest.model';
 import type { Space } from '../../../spaces/space.model';
 import type { Sprint } from '../../../spaces/sprint.model';
-import type { SpaceRole } from '../teams/roles';
 import { formatTime, html, SafeHtml } from './html';
 import { layout, LayoutContext } from './layout';
 
@@ -375,10 +374,13 @@ export interface SpaceListItem {
   space: Space;
   isPrivate: boolean;
   /** The account's role; undefined for an operator who is no member. */
-  role?: SpaceRole;
+  role?: RoleName;
 }
 
-export const ROLE_LABELS: Record<SpaceRole, string> = {
+/** A role in a space, as the pages name it (teams/roles.ts `RoleName`, spelled out for the views). */
+export type RoleName = 'owner' | 'editor' | 'viewer';
+
+export const ROLE_LABELS: Record<RoleName, string> = {
   owner: 'Owner',
   editor: 'Editor',
   viewer: 'Viewer',
@@ -386,7 +388,7 @@ export const ROLE_LABELS: Record<SpaceRole, string> = {
 
 export const privateBadge = (isPrivate: boolean) =>
   isPrivate ? html`<span class="badge private">Private</span>` : '';
-export const roleBadge = (role: SpaceRole | undefined) =>
+export const roleBadge = (role: RoleName | undefined) =>
   role ? html`<span class="badge role">${ROLE_LABELS[role]}</span>` : '';
 
 export function spacesPage(
@@ -427,7 +429,7 @@ export interface SpaceView {
   space: Space;
   isPrivate: boolean;
   /** The account's role; undefined for an operator who is no member. */
-  role?: SpaceRole;
+  role?: RoleName;
   /** Owners and operators: privacy and members. */
   manages: boolean;
   /** Editors and up: the points form. */

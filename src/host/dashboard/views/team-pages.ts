@@ -1,10 +1,43 @@
-import type { AccountInfo } from '../admins.service';
-import type { AuditEntry } from '../audit/audit.service';
-import type { CreatedInvitation, InvitationInfo, MemberInfo } from '../teams/members.service';
-import { SPACE_ROLES, SpaceRole } from '../teams/roles';
 import { formatTime, html, SafeHtml } from './html';
 import { layout, NavItem } from './layout';
-import { alert, ROLE_LABELS, roleBadge, Signed } from './pages';
+import { alert, ROLE_LABELS, roleBadge, RoleName, Signed } from './pages';
+
+/*
+ * What the pages show, spelled out here so that the views import nothing of the services: the
+ * services' own types (MemberInfo, InvitationInfo, AccountRow, AuditEntry) fit these shapes.
+ */
+export interface MemberRow {
+  accountId: string;
+  email: string;
+  name: string | null;
+  role: RoleName;
+  disabled: boolean;
+  since: string;
+}
+export interface InvitationRow {
+  id: string;
+  email: string;
+  role: RoleName;
+  expiresAt: string;
+}
+export interface AccountRow {
+  id: string;
+  email: string;
+  name: string | null;
+  operator: boolean;
+  disabled: boolean;
+  createdAt: string;
+}
+export interface AuditRow {
+  id: string;
+  at: string;
+  actor: string;
+  action: string;
+  spaceId: number | null;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+  address: string | null;
+}
 
 const selectedIf = (yes: boolean) => (yes ? new SafeHtml('selected') : '');
 const csrfField = (session: Signed) =>
@@ -33,10 +66,10 @@ export function messagePage(
 
 export interface MembersView {
   space: { id: number; name: string };
-  members: MemberInfo[];
-  invitations: InvitationInfo[];
+  members: MemberRow[];
+  invitations: InvitationRow[];
   /** The invitation just made: its link is shown this once. */
-  created?: CreatedInvitation & { link: string };
+  created?: InvitationRow & { link: string };
   error?: string;
   notice?: string;
   /** What a refused invite form held. */
@@ -44,7 +77,7 @@ export interface MembersView {
 }
 
 const roleOptions = (current: string) =>
-  SPACE_ROLES.map(
+  (Object.keys(ROLE_LABELS) as RoleName[]).map(
     (role) =>
       html`<option value="${role}" ${selectedIf(role === current)}>${ROLE_LABELS[role]}</option>`,
   );
@@ -199,7 +232,7 @@ export interface InvitationView {
   csrfToken: string;
   spaceName: string;
   email: string;
-  role: SpaceRole;
+  role: RoleName;
   accountExists: boolean;
   /** Someone else is signed in in this browser: accepting signs them out. */
   signedInAs?: string;
@@ -286,7 +319,7 @@ export function accountPage(
   session: Signed,
   view: {
     /** The spaces the account belongs to, with its role in each. */
-    spaces: Array<{ id: number; name: string; role: SpaceRole }>;
+    spaces: Array<{ id: number; name: string; role: RoleName }>;
     error?: string;
     notice?: string;
   },
@@ -365,7 +398,7 @@ export function accountPage(
 
 export function accountsPage(
   session: Signed & { adminId: string },
-  view: { accounts: AccountInfo[]; error?: string; notice?: string },
+  view: { accounts: AccountRow[]; error?: string; notice?: string },
 ): SafeHtml {
   const rows = view.accounts.map(
     (account) =>
@@ -431,7 +464,7 @@ export function accountsPage(
   );
 }
 
-export function removeAccountPage(session: Signed, account: AccountInfo): SafeHtml {
+export function removeAccountPage(session: Signed, account: AccountRow): SafeHtml {
   return layout(
     { title: 'Remove account', active: 'accounts', ...session },
     html`<section class="card narrow">
@@ -450,7 +483,7 @@ export function removeAccountPage(session: Signed, account: AccountInfo): SafeHt
 }
 
 export interface AuditView {
-  entries: AuditEntry[];
+  entries: AuditRow[];
   /** The space whose trail is shown; undefined: the whole deployment (operators). */
   spaceId?: number;
   /** What the filter offers: every space for an operator, the owned ones for an owner. */
