@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { SpacesModule } from '../spaces/spaces.module';
+import { SpacesService } from '../spaces/spaces.service';
 import type { SqlDialect } from '../storage/dialect/sql-dialect';
 import { SQL_DIALECT } from '../storage/dialect/sql-dialect.provider';
 import { ServiceSettingEntity } from '../storage/schema/service-setting.entity';
@@ -72,4 +73,9 @@ const boardTotalsStoreProvider: FactoryProvider<BoardTotalsStore> = {
     BoardChangeFeed,
   ],
 })
-export class LeaderboardsModule {}
+export class LeaderboardsModule {
+  constructor(spaces: SpacesService, feed: BoardChangeFeed) {
+    // A space made private (or public) changes what answers show: response caches start again.
+    spaces.onVisibilityChange(() => feed.noteWrite());
+  }
+}

@@ -7,6 +7,7 @@ import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type { ParticipationRecord, QuestRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { ProfilesService } from '../profiles/profiles.service';
+import { canReadSpace, SpaceReader } from '../spaces/space-reader';
 import { SpacesService } from '../spaces/spaces.service';
 import { execute, num, SqlDialect } from '../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
@@ -21,10 +22,25 @@ export class QuestsService {
     @InjectSqlDialect() private readonly dialect: SqlDialect,
   ) {}
 
-  /** Any quest, Deleted ones included; an unknown id is `Quest not found`. */
-  async requireQuest(id: string): Promise<QuestEntity> {
-    const quest = await this.quests.findOneBy({ id });
-    if (!quest) throw new LoyaltyException(ErrorCode.QUEST_NOT_FOUND);
+  /**
+   * Any quest, Deleted ones included; an unknown id is `Quest not found`, and so is a quest of a
+   * private space that `reader` may not read (one query either way, its space's flag joined in).
+   * `reader` absent: the service's own read, which sees every quest.
+   */
+  async requireQuest(id: string, reader?: SpaceReader | null): Promise<QuestEntity> {
+    const [row]: Array<Record<string, unknown>> = await this.quests.manager.query(
+      `SELECT q.id, q.space_id AS spaceId, q.name, q.status, q.type, q.start_time AS startTime,
+              q.end_time AS endTime, q.cap, q.participants_count AS participantsCount,
+              s.is_private AS spacePrivate
+         FROM quests q LEFT JOIN spaces s ON s.id = q.space_id
+        WHERE q.id = ?`,
+      [id],
+    );
+    if (!row) throw new LoyaltyException(ErrorCode.QUEST_NOT_FOUND);
+    const quest = toQuestEntity(row);
+    const space = { id: quest.spaceId, isPrivate: Number(row.spacePrivate) === 1 };
+    if (reader !== undefined && !canReadSpace(reader, space))
+      throw new LoyaltyException(ErrorCode.QUEST_NOT_FOUND);
     return quest;
   }
 
@@ -99,4 +115,22 @@ export class QuestsService {
     await this.profiles.rememberAddresses(manager, [record.address]);
     return accepted();
   }
+}
+
+const orNull = <T>(value: unknown, as: (value: unknown) => T): T | null =>
+  value === null || value === undefined ? null : as(value);
+
+/** A quests row as read by plain SQL (mysql2 answers BIGINT as text). */
+function toQuestEntity(row: Record<string, unknown>): QuestEntity {
+  return Object.assign(new QuestEntity(), {
+    id: String(row.id),
+    spaceId: num(row.spaceId),
+    name: String(row.name),
+    status: row.status as QuestEntity['status'],
+    type: orNull(row.type, String),
+    startTime: orNull(row.startTime, num),
+    endTime: orNull(row.endTime, num),
+    cap: orNull(row.cap, num),
+    participantsCount: num(row.participantsCount),
+  });
 }

@@ -1,6 +1,8 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
 import { Args, Context, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../auth/access-token.guard';
+import type { AuthenticatedToken } from '../auth/access-tokens.service';
+import { CurrentToken } from '../auth/current-token.decorator';
 import { requestOfContext } from '../common/graphql/request-of';
 import { throwIfPastDeadline } from '../common/deadline/deadline';
 import { DeadlineGuard } from '../common/deadline/deadline.guard';
@@ -21,8 +23,12 @@ export class SpacesResolver {
     nullable: true,
     description: 'A space by id; `Space not found` when there is none',
   })
-  async space(@Args('id', { type: () => Int }) id: number): Promise<Space> {
-    return toSpace(await this.spaces.requireSpace(id));
+  async space(
+    @Args('id', { type: () => Int }) id: number,
+    @CurrentToken() token: AuthenticatedToken | null,
+  ): Promise<Space> {
+    // A private space another space's token asks for is not found, as one that does not exist.
+    return toSpace(await this.spaces.requireSpace(id, token));
   }
 
   @ExtensionField()

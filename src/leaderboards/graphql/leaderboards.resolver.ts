@@ -1,6 +1,8 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
 import { Args, Context, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { AccessTokenGuard } from '../../auth/access-token.guard';
+import type { AuthenticatedToken } from '../../auth/access-tokens.service';
+import { CurrentToken } from '../../auth/current-token.decorator';
 import { requestOfContext } from '../../common/graphql/request-of';
 import { throwIfPastDeadline } from '../../common/deadline/deadline';
 import { DeadlineGuard } from '../../common/deadline/deadline.guard';
@@ -24,12 +26,19 @@ export class LeaderboardsResolver {
     nullable: true,
     description: "A page of a space's leaderboard",
   })
-  spaceLoyaltyPointsRanks(@Args() args: SpaceLoyaltyPointsRanksArgs): Promise<LoyaltyPointsRanks> {
-    return this.leaderboards.getPageOfSpace(args.spaceId, args.sprintId, {
-      cursorAfter: args.cursorAfter,
-    });
+  spaceLoyaltyPointsRanks(
+    @Args() args: SpaceLoyaltyPointsRanksArgs,
+    @CurrentToken() token: AuthenticatedToken | null,
+  ): Promise<LoyaltyPointsRanks> {
+    return this.leaderboards.getPageOfSpace(
+      args.spaceId,
+      args.sprintId,
+      { cursorAfter: args.cursorAfter },
+      token,
+    );
   }
 
+  // The Space parent comes from space(id), which checked that the token may read it.
   @ResolveField(() => LoyaltyPointsRanks, {
     nullable: true,
     description: 'A page of the leaderboard',

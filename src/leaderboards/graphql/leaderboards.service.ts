@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { addressKeyOf } from '../../common/address-key';
 import type { BoardCsvRow } from '../../common/csv';
 import { ProfilesService } from '../../profiles/profiles.service';
+import type { SpaceReader } from '../../spaces/space-reader';
 import { SpacesService } from '../../spaces/spaces.service';
 import { BoardReader } from '../read/board-reader';
 import { CursorService } from '../paging/cursor.service';
@@ -33,13 +34,17 @@ export class LeaderboardsService {
     return toLoyaltyPointsRanks(board, page, codec);
   }
 
-  /** The root-level variant: `Space not found` first, then as {@link getPage}. */
+  /**
+   * The root-level variant: `Space not found` first (also for a private space `reader` may not
+   * read; see SpacesService.requireSpace), then as {@link getPage}.
+   */
   async getPageOfSpace(
     spaceId: number,
     sprintId: number | null | undefined,
     paging: PagingArgs,
+    reader?: SpaceReader | null,
   ): Promise<LoyaltyPointsRanks> {
-    await this.spaces.requireSpace(spaceId);
+    await this.spaces.requireSpace(spaceId, reader);
     return this.getPage(spaceId, sprintId, paging);
   }
 
