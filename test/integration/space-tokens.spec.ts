@@ -2,6 +2,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { exitCodeFor, run } from '../../src/host/cli/cli';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
@@ -311,6 +312,90 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
         points: 1,
         address: { username: 'nine' },
       });
+    });
+  });
+
+  describe('token create on the command line', () => {
+    /** `loyalty token create ...` in this process, on the spec's database. */
+    async function cli(...args: string[]) {
+      let stdout = '';
+      let stderr = '';
+      const environment = process.env.DATABASE_URL;
+      process.env.DATABASE_URL = t.db.url;
+      jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+        stdout += String(chunk);
+        return true;
+      });
+      jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+        stderr += String(chunk);
+        return true;
+      });
+      try {
+        const code = await run(['token', 'create', ...args]).catch(exitCodeFor);
+        return { code, stdout, stderr };
+      } finally {
+        jest.restoreAllMocks();
+        if (environment === undefined) delete process.env.DATABASE_URL;
+        else process.env.DATABASE_URL = environment;
+      }
+    }
+
+    it('creates a token of a space, expiring, that works for that space', async () => {
+      const nextYear = new Date().getUTCFullYear() + 1;
+      const made = await cli(
+        '--name',
+        'team A cli',
+        '--scope',
+        'query,ingest',
+        '--space',
+        String(SPACE_A),
+        '--expires',
+        `${nextYear}-01-31`,
+      );
+      expect(made.code).toBe(0);
+      const token = made.stdout.trim();
+      expect(made.stdout).toBe(`${token}\n`);
+      expect(made.stderr).toContain(
+        `for space ${SPACE_A} with scopes ingest, query; it expires ${nextYear}-01-31T23:59:59.999Z.`,
+      );
+      const listed = (await tokens.list({ spaceIds: [SPACE_A] })).find(
+        (info) => info.name === 'team A cli',
+      );
+      expect(listed).toMatchObject({
+        spaceId: SPACE_A,
+        scopes: ['ingest', 'query'],
+        expiresAt: `${nextYear}-01-31T23:59:59.999Z`,
+      });
+      expect(await spaceName(SPACE_A, token)).toBe('Team A');
+      const refused = await ingest(
+        JSON.stringify([{ type: 'space', id: SPACE_B, name: 'x' }]),
+        token,
+      );
+      expect(refused.body.results[0].reason).toBe(
+        `this token belongs to space ${SPACE_A} and cannot write into space ${SPACE_B}`,
+      );
+    });
+
+    it('creates a deployment token that never expires by default', async () => {
+      const made = await cli('--name', 'deployment cli', '--expires', 'never');
+      expect(made.code).toBe(0);
+      expect(made.stderr).toContain(
+        'for the whole deployment with scopes query; it never expires.',
+      );
+      expect((await tokens.list({ deployment: true })).map((info) => info.name)).toContain(
+        'deployment cli',
+      );
+    });
+
+    it('refuses a space that does not exist, creating nothing', async () => {
+      const before = (await tokens.list()).length;
+      expect(await cli('--name', 'ghost', '--space', '404')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          '--space 404: there is no space 404 (create it first: import or POST /ingest a space record)\n',
+      });
+      expect(await tokens.list()).toHaveLength(before);
     });
   });
 

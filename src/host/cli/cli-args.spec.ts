@@ -19,9 +19,11 @@ Commands:
                               forgotten one (every session of that account ends); the password
                               is read from a prompt or the first line of standard input, never
                               from the command line
-  token create --name NAME [--scope query,ingest]
+  token create --name NAME [--scope query,ingest] [--space ID] [--expires 30d|90d|never|YYYY-MM-DD]
                               create an API access token with these scopes (comma-separated;
-                              default query); prints the token alone on stdout
+                              default query), for one space (default: the whole deployment),
+                              expiring after 30 or 90 days, at the end of a day (UTC) or never
+                              (default); prints the token alone on stdout
   import FILE [--batch-size N] apply NDJSON records (docs/ingest.md), N per transaction
                               (default 200000; on MySQL/MariaDB a batch of points is two
                               transactions over separate address ranges); progress and
@@ -38,7 +40,10 @@ Commands:
 
 Environment: DATABASE_URL (default sqlite:./data/loyalty.sqlite), see README.md.`;
 
-const TOKEN_USAGE = 'usage: token create --name NAME [--scope query,ingest]';
+const TOKEN_USAGE =
+  'usage: token create --name NAME [--scope query,ingest] [--space ID] [--expires 30d|90d|never|YYYY-MM-DD]';
+const EXPIRIES =
+  'use 30d, 90d, never, a date YYYY-MM-DD (the token expires at the end of that day, UTC) or an ISO 8601 date-time such as 2030-01-31T18:00:00Z (UTC when it names no zone), no more than 5 years ahead';
 /** An existing file for `import FILE`. */
 const FILE = __filename;
 
@@ -144,6 +149,24 @@ describe('loyalty <command> arguments (no database)', () => {
       ['token', 'create', '--name', 'ci', 'extra'],
       `Unexpected argument 'extra'. This command does not take positional arguments\n${TOKEN_USAGE}`,
     ],
+    [['token', 'create', '--name', 'ci', '--space'], '--space needs a value'],
+    ...['0', 'x', '-3', '1.5', '2147483648'].map((space): [string[], string] => [
+      ['token', 'create', '--name', 'ci', '--space', space],
+      '--space must be a space id (a whole number from 1 to 2147483647)',
+    ]),
+    [['token', 'create', '--name', 'ci', '--expires'], '--expires needs a value'],
+    [
+      ['token', 'create', '--name', 'ci', '--expires', 'soon'],
+      `--expires "soon" is not understood: ${EXPIRIES}\n${TOKEN_USAGE}`,
+    ],
+    [
+      ['token', 'create', '--name', 'ci', '--expires', '2020-01-31'],
+      `--expires "2020-01-31" is in the past: ${EXPIRIES}\n${TOKEN_USAGE}`,
+    ],
+    [
+      ['token', 'create', '--name', 'ci', '--expires', '2999-01-31'],
+      `--expires "2999-01-31" is more than 5 years ahead: ${EXPIRIES}\n${TOKEN_USAGE}`,
+    ],
     // import
     [['import'], 'usage: import FILE [--batch-size N]'],
     [['import', '--batch-size', '5', FILE], 'usage: import FILE [--batch-size N]'],
@@ -196,13 +219,37 @@ describe('loyalty <command> arguments (no database)', () => {
       action: 'reset-password',
       email: 'a@b.co',
     });
+    const deployment = { spaceId: null, expiresAt: null };
     expect(tokenCreateCommand.parse(['create', '--name', 'ci'])).toEqual({
       name: 'ci',
       scopes: ['query'],
+      ...deployment,
     });
     expect(
       tokenCreateCommand.parse(['create', '--scope', ' ingest, query', '--name', 'ci']),
-    ).toEqual({ name: 'ci', scopes: ['ingest', 'query'] });
+    ).toEqual({ name: 'ci', scopes: ['ingest', 'query'], ...deployment });
+    const before = Date.now();
+    const scoped = tokenCreateCommand.parse([
+      'create',
+      '--name',
+      'ci',
+      '--space',
+      '3',
+      '--expires',
+      '30d',
+    ]);
+    expect(scoped).toMatchObject({ name: 'ci', scopes: ['query'], spaceId: 3 });
+    expect(scoped.expiresAt! - before).toBeGreaterThanOrEqual(30 * 86_400_000);
+    expect(scoped.expiresAt! - Date.now()).toBeLessThanOrEqual(30 * 86_400_000);
+    const nextYear = new Date().getUTCFullYear() + 1;
+    expect(
+      tokenCreateCommand.parse(['create', '--name', 'ci', '--expires', `${nextYear}-06-30`]),
+    ).toMatchObject({ spaceId: null, expiresAt: Date.parse(`${nextYear}-06-30T23:59:59.999Z`) });
+    expect(tokenCreateCommand.parse(['create', '--name', 'ci', '--expires', 'never'])).toEqual({
+      name: 'ci',
+      scopes: ['query'],
+      ...deployment,
+    });
     expect(importCommand.parse([FILE])).toEqual({ file: FILE, batchSize: 200_000 });
     expect(importCommand.parse([FILE, '--batch-size', '500'])).toEqual({
       file: FILE,
@@ -222,17 +269,24 @@ describe('loyalty <command> arguments (no database)', () => {
   });
 
   it('takes --flag=value too, and the first of a repeated flag (as before)', () => {
+    const deployment = { spaceId: null, expiresAt: null };
     expect(tokenCreateCommand.parse(['create', '--name=ci', '--scope=ingest'])).toEqual({
       name: 'ci',
       scopes: ['ingest'],
+      ...deployment,
     });
     expect(tokenCreateCommand.parse(['create', '--name', 'a', '--name', 'b'])).toEqual({
       name: 'a',
       scopes: ['query'],
+      ...deployment,
     });
     expect(tokenCreateCommand.parse(['create', '--name', '-dash'])).toEqual({
       name: '-dash',
       scopes: ['query'],
+      ...deployment,
+    });
+    expect(tokenCreateCommand.parse(['create', '--name=ci', '--space=12'])).toMatchObject({
+      spaceId: 12,
     });
     expect(demoCommand.parse(['--entries=7'])).toEqual({ entries: 7 });
   });
