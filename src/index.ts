@@ -21,6 +21,7 @@ export {
   parseRotationGrace,
   parseTokenExpiry,
 } from './auth/token-expiry';
+export { CurrentToken } from './auth/current-token.decorator';
 export { Public } from './auth/public.decorator';
 export { RequiresScope } from './auth/requires-scope.decorator';
 export { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TOKEN_SCOPES } from './auth/token-scopes';
