@@ -48,6 +48,21 @@ describe('LocalSlidingWindows', () => {
     expect(spend()).toMatchObject({ totalHits: 1, isBlocked: false });
   });
 
+  it('gives back the newest hit still counted, never below none', () => {
+    spend();
+    clock += 400;
+    spend();
+    expect(spend().isBlocked).toBe(true);
+    expect(windows.release('token:t:query')).toBe(true);
+    // Room for one again; the oldest hit still decides when the next room comes.
+    expect(spend()).toMatchObject({ totalHits: 2, isBlocked: false });
+    expect(spend()).toMatchObject({ isBlocked: true, timeToBlockExpire: 1 });
+    clock += 2_000; // both hits have expired: nothing left to give back
+    expect(windows.release('token:t:query')).toBe(false);
+    expect(windows.release('never spent')).toBe(false);
+    expect(spend()).toMatchObject({ totalHits: 1, isBlocked: false });
+  });
+
   it('expires hits in order under a large limit, compacting its log on the way', () => {
     for (let i = 0; i < 5_000; i++) {
       expect(windows.increment('k', 1_000, 10_000).isBlocked).toBe(false);

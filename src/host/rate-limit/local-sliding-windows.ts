@@ -57,6 +57,20 @@ export class LocalSlidingWindows {
     };
   }
 
+  /**
+   * Takes back the newest hit still counted in `key`'s window: a spend refunded. False when the
+   * window holds none (it expired meanwhile, or was never spent).
+   */
+  release(key: string): boolean {
+    const window = this.windows.get(key);
+    if (!window) return false;
+    const now = performance.now();
+    while (window.head < window.hits.length && window.hits[window.head] <= now) window.head++;
+    if (window.head >= window.hits.length) return false;
+    window.hits.pop();
+    return true;
+  }
+
   close(): void {
     clearInterval(this.sweeper);
     this.sweeper = undefined;

@@ -7,6 +7,11 @@ import type { RateLimitRule } from './rate-limit-rules';
 /** The shared (Redis) storage, when REDIS_URL is set. */
 export const SHARED_RATE_LIMIT_STORAGE = Symbol('SHARED_RATE_LIMIT_STORAGE');
 
+/** @nestjs/throttler's storage contract, and a refund of one spend (RedisThrottlerStorage). */
+export interface SharedRateLimitStorage extends ThrottlerStorage {
+  release(key: string, throttlerName: string): Promise<boolean>;
+}
+
 export interface RateLimitDecision {
   allowed: boolean;
   /** The window with the least room left, for the RateLimit-* headers. */
@@ -34,7 +39,7 @@ export class RateLimiter implements OnApplicationShutdown {
   private readonly blocked = new Map<string, number>();
 
   constructor(
-    @Optional() @Inject(SHARED_RATE_LIMIT_STORAGE) private readonly shared?: ThrottlerStorage,
+    @Optional() @Inject(SHARED_RATE_LIMIT_STORAGE) private readonly shared?: SharedRateLimitStorage,
   ) {}
 
   get degraded(): boolean {
@@ -70,6 +75,27 @@ export class RateLimiter implements OnApplicationShutdown {
       if (!tightest || decision.remaining < tightest.remaining) tightest = decision;
     }
     return tightest;
+  }
+
+  /**
+   * Gives back the request `consume` last spent on `key` in every window of `rules` (the newest hit
+   * of each, removed atomically by the store): for a spend made before knowing whether it counts,
+   * such as a sign-in attempt's failure before its password is checked. Never below zero.
+   */
+  async release(key: string, rules: readonly RateLimitRule[]): Promise<void> {
+    for (const rule of rules) {
+      if (this.shared) {
+        try {
+          await this.shared.release(key, rule.name);
+          continue;
+        } catch {
+          // Redis away: a spend made meanwhile was counted here (see increment). One Redis counted
+          // before it went away stays spent, which errs on the safe side.
+        }
+      }
+      this.local.release(`${key}\u0000${rule.name}`);
+    }
+    this.blocked.delete(key);
   }
 
   /**

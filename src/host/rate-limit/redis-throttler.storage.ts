@@ -26,6 +26,14 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return {count + 1, 0, ttl}
 `;
 
+/** Takes back the newest hit still counted (a refunded spend), atomically: 1 if there was one. */
+const RELEASE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return redis.call('ZREMRANGEBYRANK', KEYS[1], -1, -1)
+`;
+
 /** @nestjs/throttler's storage contract on Redis (blockDuration is not used: windows slide). */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   constructor(
@@ -33,6 +41,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     private readonly prefix = 'loyalty:rl:',
   ) {
     this.redis.defineCommand('loyaltySlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });
+    this.redis.defineCommand('loyaltyRelease', { numberOfKeys: 1, lua: RELEASE });
   }
 
   async close(): Promise<void> {
@@ -63,5 +72,13 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
       isBlocked: blocked === 1,
       timeToBlockExpire: blocked === 1 ? seconds : 0,
     };
+  }
+
+  /** Gives back one hit of the window `increment` counted under the same key and name. */
+  async release(key: string, throttlerName: string): Promise<boolean> {
+    const command = (
+      this.redis as unknown as Record<string, (...args: unknown[]) => Promise<number>>
+    ).loyaltyRelease;
+    return (await command.call(this.redis, `${this.prefix}${throttlerName}:${key}`)) === 1;
   }
 }
