@@ -125,10 +125,10 @@ export class DashboardController {
     if (wait > 0) return tooManyAttempts(wait);
     const admin = await this.admins.verify(email, text(form.password));
     if (!admin) {
-      const waitAfterFailure = await this.throttle.failed(request.ip, email);
-      if (waitAfterFailure > 0) return tooManyAttempts(waitAfterFailure);
+      await this.throttle.failed();
       return sendSignInPage(request, reply, 401, 'Email or password is incorrect.', email);
     }
+    await this.throttle.succeeded(request.ip, email);
     const { cookie } = await this.sessions.start(admin.id);
     void reply.header('set-cookie', [
       cookieHeader(request, SESSION_COOKIE, cookie, SESSION_TTL_MS / 1000),

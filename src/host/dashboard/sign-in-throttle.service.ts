@@ -15,33 +15,47 @@ const SIGN_IN_RULES = {
 };
 const FAILED_SIGN_IN_DELAY_MS = 500;
 
-/** The sign-in form's rate limits; each method answers the seconds to wait, 0 when allowed. */
+/**
+ * The sign-in form's rate limits. An attempt spends a failure of the account's budgets before its
+ * password is checked, and gets it back when the password is right: the store's atomic spend is
+ * what stops a burst, so attempts sent at once can never check more passwords than the budget.
+ */
 @Injectable()
 export class SignInThrottle {
   constructor(private readonly limiter: RateLimiter) {}
 
-  /** Before the password is checked: spends the address's budget, and refuses a blocked account. */
+  /**
+   * Before the password is checked: spends the address's budget and one failure of each of the
+   * account's. Answers the seconds to wait when any is spent already (nothing of the account's is
+   * kept then), 0 when the password may be checked.
+   */
   async admit(address: string, email: string): Promise<number> {
     const decision = await this.limiter.consume(
       `sign-in:address:${address}`,
       SIGN_IN_RULES.address,
     );
     if (decision && !decision.allowed) return decision.retryAfterSeconds;
-    for (const [key] of failureKeys(address, email)) {
-      const blockedFor = this.limiter.blockedFor(key);
-      if (blockedFor > 0) return blockedFor;
+    const spent: Array<[string, RateLimitRule[]]> = [];
+    for (const [key, rules] of failureKeys(address, email)) {
+      const failure = await this.limiter.consume(key, rules);
+      if (failure && !failure.allowed) {
+        for (const [spentKey, spentRules] of spent)
+          await this.limiter.release(spentKey, spentRules);
+        return failure.retryAfterSeconds;
+      }
+      spent.push([key, rules]);
     }
     return 0;
   }
 
-  /** After a wrong password: a pause, then the account's budgets are spent. */
-  async failed(address: string, email: string): Promise<number> {
+  /** After a wrong password: a pause (the failure was counted by admit). */
+  async failed(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, FAILED_SIGN_IN_DELAY_MS));
-    for (const [key, rules] of failureKeys(address, email)) {
-      const decision = await this.limiter.consume(key, rules);
-      if (decision && !decision.allowed) return decision.retryAfterSeconds;
-    }
-    return 0;
+  }
+
+  /** After the right password: the failure admit counted in advance is given back. */
+  async succeeded(address: string, email: string): Promise<void> {
+    for (const [key, rules] of failureKeys(address, email)) await this.limiter.release(key, rules);
   }
 }
 

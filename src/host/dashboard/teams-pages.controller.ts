@@ -379,12 +379,12 @@ export class TeamsPagesController {
       const refusal = refusalOf(error);
       if (!refusal) throw error;
       if (open.accountExists && error instanceof AdminInputError) {
-        const wait = await this.throttle.failed(request.ip, open.email);
-        if (wait > 0) return tooManyAttempts(wait);
+        await this.throttle.failed();
         return again(401, refusal.message);
       }
       return again(refusal.status, refusal.message);
     }
+    if (open.accountExists) await this.throttle.succeeded(request.ip, open.email);
     await this.audit.record({
       actor: { id: accepted.accountId, email: open.email },
       action: 'member.join',
