@@ -9,10 +9,17 @@ import type { DatabaseConfig } from '../../storage/connection/database-url';
 import { DASHBOARD_ENTITIES } from '../dashboard/dashboard.entities';
 import { Dashboard1763800000000 } from '../dashboard/migrations/1763800000000-dashboard';
 import { Teams1764400000001 } from '../dashboard/migrations/1764400000001-teams';
+import { SignInSecret1764400000002 } from '../dashboard/migrations/1764400000002-sign-in-secret';
+import { HostSecretEntity } from '../dashboard/host-secret.entity';
 
 /** Our host's tables: the module's, and the dashboard's accounts, sessions, teams and audit trail. */
-export const HOST_ENTITIES = [...LOYALTY_ENTITIES, ...DASHBOARD_ENTITIES];
-export const HOST_MIGRATIONS = [...LOYALTY_MIGRATIONS, Dashboard1763800000000, Teams1764400000001];
+export const HOST_ENTITIES = [...LOYALTY_ENTITIES, ...DASHBOARD_ENTITIES, HostSecretEntity];
+export const HOST_MIGRATIONS = [
+  ...LOYALTY_MIGRATIONS,
+  Dashboard1763800000000,
+  Teams1764400000001,
+  SignInSecret1764400000002,
+];
 
 type HostExtras = Omit<DataSourceExtras, 'entities' | 'migrations'>;
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 export const SESSION_COOKIE = 'lb_session';
-/** Double-submit token for the sign-in form, before there is a session to hold one. */
+/** The sign-in form's CSRF nonce, before there is a session to hold a token (see SignInCsrf). */
 export const SIGN_IN_CSRF_COOKIE = 'lb_signin_csrf';
 
 export function readCookie(request: FastifyRequest, name: string): string | undefined {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import { SIGN_IN_CSRF_COOKIE, cookieHeader } from './cookies';
+import { SIGN_IN_FORM_TTL_SECONDS, signInCsrfOf } from './sign-in-csrf';
 import type { SafeHtml } from './views/html';
 import { signInPage } from './views/pages';
 
@@ -19,7 +19,20 @@ export function sendPage(reply: FastifyReply, status: number, page: SafeHtml): F
   return reply.code(status).headers(PAGE_HEADERS).send(page.toString());
 }
 
-/** The sign-in form, with a fresh double-submit token: in its cookie and in the form alike. */
+/**
+ * A fresh CSRF pair for a form sent before there is a session (sign-in, accepting an invitation):
+ * the nonce goes in the sign-in cookie, the returned value in the form's `_csrf`.
+ */
+export function issueSignInFormToken(request: FastifyRequest, reply: FastifyReply): string {
+  const { cookie, field } = signInCsrfOf(request).mint();
+  void reply.header(
+    'set-cookie',
+    cookieHeader(request, SIGN_IN_CSRF_COOKIE, cookie, SIGN_IN_FORM_TTL_SECONDS),
+  );
+  return field;
+}
+
+/** The sign-in form, with a fresh CSRF pair. */
 export function sendSignInPage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -27,7 +40,6 @@ export function sendSignInPage(
   error?: string,
   email?: string,
 ): FastifyReply {
-  const csrfToken = randomBytes(32).toString('base64url');
-  void reply.header('set-cookie', cookieHeader(request, SIGN_IN_CSRF_COOKIE, csrfToken, 3600));
+  const csrfToken = issueSignInFormToken(request, reply);
   return sendPage(reply, status, signInPage({ csrfToken, error, email }));
 }

@@ -13,7 +13,6 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { IngestService } from '../../ingest/ingest.service';
@@ -31,7 +30,7 @@ import { DashboardPageFilter } from './dashboard-page.filter';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardViews } from './dashboard-views.service';
 import { HtmlPageInterceptor } from './html-page.interceptor';
-import { sendPage } from './page-answers';
+import { issueSignInFormToken, sendPage } from './page-answers';
 import { refusalOf } from './page-refusals';
 import { PublicDashboardRoute } from './public-dashboard-route.decorator';
 import { DashboardSession, SESSION_TTL_MS, SessionsService } from './sessions.service';
@@ -78,16 +77,6 @@ const ACCOUNT_NOTICES: Record<string, string | undefined> = {
   enabled: 'The account was enabled.',
   removed: 'The account was removed.',
 };
-
-/**
- * The double-submit token of a public form (the invitation's), as sendSignInPage in page-answers.ts
- * issues the sign-in form's: in the sign-in CSRF cookie and in the form alike.
- */
-function issueSignInFormToken(request: FastifyRequest, reply: FastifyReply): string {
-  const csrfToken = randomBytes(32).toString('base64url');
-  void reply.header('set-cookie', cookieHeader(request, SIGN_IN_CSRF_COOKIE, csrfToken, 3600));
-  return csrfToken;
-}
 
 /**
  * The team pages: a space's members and invitations, its privacy and points forms, accepting an

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { dialectOf } from '../../storage/dialect/sql-dialect';
+import { HostSecretEntity } from './host-secret.entity';
+
+/** How many random bytes a generated secret has. */
+const SECRET_BYTES = 32;
+
+/**
+ * The secret named `name`, the same for every instance sharing the database: the first to ask
+ * generates it. Instances that start together race to insert theirs; the insert is ignored for
+ * all but one, and everyone then reads the one kept.
+ */
+export async function loadHostSecret(dataSource: DataSource, name: string): Promise<Buffer> {
+  const secrets = dataSource.getRepository(HostSecretEntity);
+  let stored = await secrets.findOneBy({ name });
+  if (!stored) {
+    await dataSource.query(
+      dialectOf(dataSource).insertIgnore('host_secrets', ['name', 'value'], 1),
+      [name, randomBytes(SECRET_BYTES).toString('base64')],
+    );
+    stored = await secrets.findOneByOrFail({ name });
+  }
+  return Buffer.from(stored.value, 'base64');
+}
