@@ -126,9 +126,19 @@ export class DashboardController {
     const admin = await this.admins.verify(email, text(form.password));
     if (!admin) {
       await this.throttle.failed();
+      await this.audit.record({
+        actor: { unknown: /^[^\s@]{1,64}@[^\s@]{1,189}$/.test(email) ? email : '(not an email)' },
+        action: 'sign-in.failed',
+        address: request.ip,
+      });
       return sendSignInPage(request, reply, 401, 'Email or password is incorrect.', email);
     }
     await this.throttle.succeeded(request.ip, email);
+    await this.audit.record({
+      actor: { id: admin.id, email: admin.email },
+      action: 'sign-in',
+      address: request.ip,
+    });
     const { cookie } = await this.sessions.start(admin.id);
     void reply.header('set-cookie', [
       cookieHeader(request, SESSION_COOKIE, cookie, SESSION_TTL_MS / 1000),
