@@ -60,6 +60,9 @@ export class AppModule {
         GraphQLModule.forRoot<ApolloDriverConfig>({
           driver: ApolloDriver,
           path: QUERY_PATH,
+          // Apollo's stop closes the HTTP server: after beforeApplicationShutdown, so the host
+          // knows it is shutting down (ShutdownState) before the listener closes.
+          stopOnApplicationShutdown: true,
           autoSchemaFile: true,
           sortSchema: true,
           introspection: config.introspection,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
-import { AdminsService } from '../../src/host/dashboard/admins.service';
+import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { demoRecords } from '../../src/ingest/demo-dataset';
 import { startTestApp, TestApp } from '../utils/test-app';
 

@@ -1,7 +1,7 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { AdminsService } from '../../src/host/dashboard/admins.service';
+import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { runCli } from '../utils/cli';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';

@@ -1,7 +1,7 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { resolveHostDataSourceOptions } from '../../src/host/config/host-data-source';
-import { AdminsService } from '../../src/host/dashboard/admins.service';
+import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { loadHostSecret } from '../../src/host/dashboard/host-secrets';
 import { SignInSecret1764400000002 } from '../../src/host/dashboard/migrations/1764400000002-sign-in-secret';
 import { parseDatabaseUrl } from '../../src/storage/connection/database-url';

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { AdminsService } from '../../src/host/dashboard/admins.service';
+import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS, DbKind } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';

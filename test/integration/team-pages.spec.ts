@@ -1,10 +1,10 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
-import { AdminsService } from '../../src/host/dashboard/admins.service';
+import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { AuditEntry, AuditService } from '../../src/host/dashboard/audit/audit.service';
-import { MembersService } from '../../src/host/dashboard/teams/members.service';
-import type { SpaceRole } from '../../src/host/dashboard/teams/roles';
+import { MembersService } from '../../src/host/dashboard/accounts/members.service';
+import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';

@@ -5,7 +5,7 @@ import {
   HOST_MIGRATIONS,
   resolveHostDataSourceOptions,
 } from '../../src/host/config/host-data-source';
-import { hashPassword } from '../../src/host/dashboard/password-hasher';
+import { hashPassword } from '../../src/host/dashboard/accounts/password-hasher';
 import { Teams1764400000001 } from '../../src/host/dashboard/migrations/1764400000001-teams';
 import { DashboardClient } from '../utils/dashboard-client';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';

@@ -1,6 +1,6 @@
-import { AdminsService } from '../../src/host/dashboard/admins.service';
-import { MembersService } from '../../src/host/dashboard/teams/members.service';
-import type { SpaceRole } from '../../src/host/dashboard/teams/roles';
+import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
+import { MembersService } from '../../src/host/dashboard/accounts/members.service';
+import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
 import { runCli } from '../utils/cli';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';

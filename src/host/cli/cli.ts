@@ -1,7 +1,7 @@
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { IngestStopped } from '../../ingest/record-stream';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { AdminInputError } from '../dashboard/admins.service';
+import { AdminInputError } from '../dashboard/accounts/admins.service';
 import { UsageError } from './support/cli-args';
 import { COMMANDS, HELP } from './commands';
 import { describeFailure, missingPackageNote, missingPackageOf, note } from './support/output';

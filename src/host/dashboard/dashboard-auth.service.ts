@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, readCookie } from './cookies';
 import { loadHostSecret } from './host-secrets';
-import { DashboardSession, SessionsService } from './sessions.service';
+import { DashboardSession, SessionsService } from './accounts/sessions.service';
 import { SignInCsrf } from './sign-in-csrf';
 
 /** The host_secrets row of the key that signs the sign-in form's CSRF pairs. */

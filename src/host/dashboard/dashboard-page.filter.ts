@@ -6,7 +6,7 @@ import { SignInRequiredException } from './sign-in-required.exception';
 import { DashboardPageException } from './dashboard-page.exception';
 import { sendPage, sendSignInPage } from './page-answers';
 import { DashboardViews } from './dashboard-views.service';
-import { INVITATION_PATH } from './teams/members.service';
+import { INVITATION_PATH } from './accounts/members.service';
 import { invitationFormExpiredPage } from './views/team-pages';
 
 type PageRefusal = SignInRequiredException | CsrfRejectedException | DashboardPageException;

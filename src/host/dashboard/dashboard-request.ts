@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { DashboardSession } from './sessions.service';
+import type { DashboardSession } from './accounts/sessions.service';
 
 /** A request the DashboardSessionGuard has seen: its session, null when there is none. */
 export interface DashboardRequest extends FastifyRequest {

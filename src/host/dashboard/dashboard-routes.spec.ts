@@ -15,8 +15,8 @@ import { SignInRequiredException } from './sign-in-required.exception';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardController } from './dashboard.controller';
 import { DashboardModule } from './dashboard.module';
-import type { DashboardSession, SessionsService } from './sessions.service';
-import { Access } from './teams/roles';
+import type { DashboardSession, SessionsService } from './accounts/sessions.service';
+import { Access } from './accounts/roles';
 
 interface Route {
   route: string;

@@ -8,8 +8,8 @@ import { QuestsService } from '../../quests/quests.service';
 import { toSpace, toSprint } from '../../spaces/space.mapper';
 import { SpacesService } from '../../spaces/spaces.service';
 import { DashboardPageException } from './dashboard-page.exception';
-import type { DashboardSession } from './sessions.service';
-import { visibleTokens } from './teams/token-access';
+import type { DashboardSession } from './accounts/sessions.service';
+import { visibleTokens } from './accounts/token-access';
 import type { SafeHtml } from './views/html';
 import {
   settingsPage,

@@ -1,8 +1,8 @@
-import { AdminSessionEntity } from './admin-session.entity';
-import { AdminEntity } from './admin.entity';
+import { AdminSessionEntity } from './accounts/admin-session.entity';
+import { AdminEntity } from './accounts/admin.entity';
 import { AuditEntryEntity } from './audit/audit-entry.entity';
-import { InvitationEntity } from './teams/invitation.entity';
-import { SpaceMemberEntity } from './teams/space-member.entity';
+import { InvitationEntity } from './accounts/invitation.entity';
+import { SpaceMemberEntity } from './accounts/space-member.entity';
 
 /** The dashboard's own tables (our host's, not the module's). */
 export const DASHBOARD_ENTITIES = [

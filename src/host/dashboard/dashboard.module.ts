@@ -1,18 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsApiController } from './accounts-api.controller';
-import { AdminsService } from './admins.service';
+import { AdminsService } from './accounts/admins.service';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DASHBOARD_ENTITIES } from './dashboard.entities';
 import { DashboardController } from './dashboard.controller';
 import { DashboardViews } from './dashboard-views.service';
-import { SessionsService } from './sessions.service';
+import { SessionsService } from './accounts/sessions.service';
 import { SettingsApiController } from './settings-api.controller';
 import { SignInThrottle } from './sign-in-throttle.service';
 import { AuditService } from './audit/audit.service';
 import { TeamsApiController } from './teams-api.controller';
 import { TeamsPagesController } from './teams-pages.controller';
-import { MembersService } from './teams/members.service';
+import { MembersService } from './accounts/members.service';
 
 /**
  * Accounts, sessions, teams, the audit trail, the dashboard pages and the settings endpoints: our

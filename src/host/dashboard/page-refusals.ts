@@ -1,5 +1,5 @@
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { AdminInputError } from './admins.service';
+import { AdminInputError } from './accounts/admins.service';
 import { settingsApiStatus } from './settings-api-error';
 
 /**

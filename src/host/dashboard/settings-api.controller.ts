@@ -29,10 +29,10 @@ import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
-import type { DashboardSession } from './sessions.service';
+import type { DashboardSession } from './accounts/sessions.service';
 import { SettingsApiFilter } from './settings-api.filter';
-import { spaceFor } from './teams/space-access';
-import { tokenTarget, visibleTokens } from './teams/token-access';
+import { spaceFor } from './accounts/space-access';
+import { tokenTarget, visibleTokens } from './accounts/token-access';
 
 /**
  * The settings endpoint behind the Server API section (docs/api.md, Access tokens), for a signed-in

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { AdminInputError } from './admins.service';
+import { AdminInputError } from './accounts/admins.service';
 import { CsrfRejectedException } from './csrf-rejected.exception';
 import { SignInRequiredException } from './sign-in-required.exception';
 import { sendSettingsApiError } from './settings-api-error';

@@ -27,10 +27,10 @@ import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
-import type { DashboardSession } from './sessions.service';
+import type { DashboardSession } from './accounts/sessions.service';
 import { SettingsApiFilter } from './settings-api.filter';
-import { MembersService, parseRole } from './teams/members.service';
-import { spaceFor } from './teams/space-access';
+import { MembersService, parseRole } from './accounts/members.service';
+import { spaceFor } from './accounts/space-access';
 
 const actorOf = (session: DashboardSession) => ({ id: session.adminId, email: session.email });
 

@@ -19,7 +19,7 @@ import { IngestService } from '../../ingest/ingest.service';
 import type { SpaceEntity } from '../../spaces/space.entity';
 import { SpacesService } from '../../spaces/spaces.service';
 import { changeOwnPassword, manageAccount } from './accounts-api.controller';
-import { AdminInputError, AdminsService } from './admins.service';
+import { AdminInputError, AdminsService } from './accounts/admins.service';
 import { AuditService } from './audit/audit.service';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, cookieHeader, readCookie } from './cookies';
 import { CsrfProtected } from './csrf-protected.decorator';
@@ -33,12 +33,12 @@ import { HtmlPageInterceptor } from './html-page.interceptor';
 import { issueSignInFormToken, sendPage } from './page-answers';
 import { refusalOf } from './page-refusals';
 import { PublicDashboardRoute } from './public-dashboard-route.decorator';
-import { DashboardSession, SESSION_TTL_MS, SessionsService } from './sessions.service';
+import { DashboardSession, SESSION_TTL_MS, SessionsService } from './accounts/sessions.service';
 import { SignInThrottle } from './sign-in-throttle.service';
 import { adjustPoints, invitationLink } from './teams-api.controller';
-import { MembersService, OpenInvitation, parseRole } from './teams/members.service';
-import type { Permission } from './teams/roles';
-import { requireOperator, spaceFor } from './teams/space-access';
+import { MembersService, OpenInvitation, parseRole } from './accounts/members.service';
+import type { Permission } from './accounts/roles';
+import { requireOperator, spaceFor } from './accounts/space-access';
 import type { SafeHtml } from './views/html';
 import {
   accountPage,

@@ -1,4 +1,8 @@
-import { AdminInputError, AdminsService, normalizeEmail } from '../../dashboard/admins.service';
+import {
+  AdminInputError,
+  AdminsService,
+  normalizeEmail,
+} from '../../dashboard/accounts/admins.service';
 import { AuditService } from '../../dashboard/audit/audit.service';
 import { withContext } from '../support/app-context';
 import { parseFlags, UsageError } from '../support/cli-args';

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../config/app-config';
-import { AdminsService } from '../../dashboard/admins.service';
+import { AdminsService } from '../../dashboard/accounts/admins.service';
 import { AuditService } from '../../dashboard/audit/audit.service';
 import { DASHBOARD_ENTITIES } from '../../dashboard/dashboard.entities';
 import { LoyaltyModule } from '../../../loyalty.module';

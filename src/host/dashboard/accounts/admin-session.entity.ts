@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { asNumber } from '../../storage/schema/numeric.transformer';
+import { asNumber } from '../../../storage/schema/numeric.transformer';
 
 /** A signed-in browser: kept by the SHA-256 of its cookie value, never the value itself. */
 @Entity({ name: 'admin_sessions' })

@@ -6,9 +6,9 @@ import { ErrorCode } from '../../../common/errors/error-code';
 import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import { parseDisplayName } from '../../../common/text/display-name';
 import { TransactionRunner } from '../../../storage/transactions/transaction-runner';
-import { AdminEntity } from '../admin.entity';
-import { AdminInputError, checkNewPassword, normalizeEmail } from '../admins.service';
-import { hashPassword, verifyPassword } from '../password-hasher';
+import { AdminEntity } from './admin.entity';
+import { AdminInputError, checkNewPassword, normalizeEmail } from './admins.service';
+import { hashPassword, verifyPassword } from './password-hasher';
 import { InvitationEntity } from './invitation.entity';
 import { isSpaceRole, SpaceRole, SPACE_ROLES } from './roles';
 import { SpaceMemberEntity } from './space-member.entity';
@@ -89,12 +89,19 @@ export class MembersService {
       ])
       .where('m.space_id = :spaceId', { spaceId })
       .orderBy('a.email', 'ASC')
-      .getRawMany<Record<string, unknown>>();
+      .getRawMany<{
+        accountId: string;
+        email: string;
+        name: string | null;
+        role: SpaceRole;
+        disabledAt: number | string | null;
+        createdAt: number | string;
+      }>();
     return rows.map((row) => ({
-      accountId: String(row.accountId),
-      email: String(row.email),
-      name: row.name === null ? null : String(row.name),
-      role: row.role as SpaceRole,
+      accountId: row.accountId,
+      email: row.email,
+      name: row.name,
+      role: row.role,
       disabled: row.disabledAt !== null,
       since: new Date(Number(row.createdAt)).toISOString(),
     }));

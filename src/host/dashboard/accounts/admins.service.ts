@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, Not, Repository } from 'typeorm';
-import { parseDisplayName } from '../../common/text/display-name';
-import { TransactionRunner } from '../../storage/transactions/transaction-runner';
+import { parseDisplayName } from '../../../common/text/display-name';
+import { TransactionRunner } from '../../../storage/transactions/transaction-runner';
 import { AdminSessionEntity } from './admin-session.entity';
 import { AdminEntity } from './admin.entity';
 import { UNKNOWN_USER_HASH, hashPassword, verifyPassword } from './password-hasher';
-import { SpaceMemberEntity } from './teams/space-member.entity';
+import { SpaceMemberEntity } from './space-member.entity';
 
 export const MIN_PASSWORD_LENGTH = 12;
 /** Longer passwords are refused before hashing: scrypt time grows with the input. */

@@ -4,8 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { LessThan, Repository } from 'typeorm';
 import { AdminSessionEntity } from './admin-session.entity';
 import { AdminsService } from './admins.service';
-import { Access } from './teams/roles';
-import { MembersService } from './teams/members.service';
+import { Access } from './roles';
+import { MembersService } from './members.service';
 
 /** Sessions last this long from sign-in; signing out ends one at once. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../../common/errors/error-code';
 import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import type { SpacesService } from '../../../spaces/spaces.service';
-import type { DashboardSession } from '../sessions.service';
+import type { DashboardSession } from './sessions.service';
 import type { Permission } from './roles';
 
 /**

@@ -1,5 +1,5 @@
 import type { AccessTokenInfo, AccessTokensService } from '../../../auth/access-tokens.service';
-import type { DashboardSession } from '../sessions.service';
+import type { DashboardSession } from './sessions.service';
 
 /** The tokens an account manages: every one for an operator, its owned spaces' for an owner. */
 export function visibleTokens(

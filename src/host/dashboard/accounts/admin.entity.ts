@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { asNumber } from '../../storage/schema/numeric.transformer';
+import { asNumber } from '../../../storage/schema/numeric.transformer';
 
 /**
  * A dashboard account: an operator (runs the whole deployment) or a member of spaces (see
