@@ -46,10 +46,14 @@ export class RateLimiter implements OnApplicationShutdown {
     return this.degradedSince !== null;
   }
 
-  /** For readiness: 'shared' (Redis), 'local' (no Redis configured), or 'degraded' (Redis down). */
+  /**
+   * For readiness: 'shared' (Redis), 'local' (no Redis configured), or 'degraded' (Redis down:
+   * a spend failed, or the store has no connection, as when Redis was unreachable from the start).
+   */
   get storeState(): 'shared' | 'local' | 'degraded' {
     if (!this.shared) return 'local';
-    return this.degraded ? 'degraded' : 'shared';
+    const connected = (this.shared as { isConnected?: () => boolean }).isConnected?.() ?? true;
+    return this.degraded || !connected ? 'degraded' : 'shared';
   }
 
   /** Spends one request from every window of `rules` for `key`; null when there are none. */

@@ -44,6 +44,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     this.redis.defineCommand('loyaltyRelease', { numberOfKeys: 1, lua: RELEASE });
   }
 
+  /** Whether the connection is up now: false from the start when Redis never answered. */
+  isConnected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
