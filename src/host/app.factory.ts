@@ -5,12 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppModule, AppModuleExtras, QUERY_PATH } from './app.module';
 import { AccessTokensService } from '../auth/access-tokens.service';
+import { ErrorCode } from '../common/errors/error-code';
 import type { AppConfig } from './config/app-config';
 import { DatabaseHealth } from './health/database-health.service';
 import { ShutdownState } from './health/shutdown-state.service';
 import { installErrorEnvelopes } from './http/http-errors';
 import { HttpErrorsFilter, RouteLimits } from './http/http-errors.filter';
-import { gateTokenOf, installQueryGate } from './http/query-gate';
+import { gateTokenOf, installQueryGate, refuse, SHUTTING_DOWN } from './http/query-gate';
 import { installResponseCache } from './http/response-cache';
 import { BoardChangeFeed } from '../leaderboards/changes/board-change-feed';
 import { trackIngestRequests } from './http/ingest-in-flight';
@@ -54,6 +55,9 @@ export async function createApp(
     trustProxy: config.trustProxy,
     // On close, idle keep-alive connections are dropped; requests in flight are finished.
     forceCloseConnections: 'idle',
+    // A request on a kept connection during shutdown is refused by our hook below, in the error
+    // envelope, instead of with Fastify's own 503 body.
+    return503OnClosing: false,
   });
   const routeLimits = routeLimitsOf(config);
   const server = adapter.getInstance();
@@ -79,16 +83,20 @@ export async function createApp(
     });
   }
   const fastify = app.getHttpAdapter().getInstance();
+  const shutdown = app.get(ShutdownState);
   // Callback style: an async hook costs a promise and a microtask on every request.
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    if (!shutdown.isDraining) return done();
+    // Shutting down: every new request, on any route and on a kept-alive connection too.
+    reply.header('connection', 'close');
+    refuse(reply, request, ErrorCode.SERVICE_UNAVAILABLE, SHUTTING_DOWN);
   });
   const gateServices = {
     tokens: app.get(AccessTokensService),
     limiter: app.get(RateLimiter),
     database: app.get(DatabaseHealth),
-    shutdown: app.get(ShutdownState),
+    shutdown,
   };
   installQueryGate(fastify, gateServices, {
     path: QUERY_PATH,

@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest, ClientRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp } from '../utils/test-app';
@@ -12,6 +13,71 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** Whether the request went out on a connection an earlier request had kept alive. */
+  reusedSocket: boolean;
+}
+
+/**
+ * One kept-alive connection to the service (an Agent with a single socket), as a load balancer
+ * or an HTTP client library holds one. `start` sends the headers and lets the caller write the body.
+ */
+function keptConnection(base: URL) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const start = (
+    method: string,
+    path: string,
+    headers: Record<string, string | number> = {},
+  ): { request: ClientRequest; answer: Promise<Answer> } => {
+    const request = httpRequest({
+      host: base.hostname,
+      port: base.port,
+      method,
+      path,
+      headers,
+      agent,
+    });
+    const answer = new Promise<Answer>((resolve, reject) => {
+      request.on('error', reject);
+      request.on('response', (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode!,
+            headers: response.headers,
+            text,
+            reusedSocket: request.reusedSocket,
+          }),
+        );
+      });
+    });
+    return { request, answer };
+  };
+  const send = (method: string, path: string, headers: Record<string, string> = {}, body = '') => {
+    const started = start(
+      method,
+      path,
+      body ? { ...headers, 'content-length': body.length } : headers,
+    );
+    started.request.end(body);
+    return started.answer;
+  };
+  return { agent, start, send };
+}
+
+const until = async (check: () => boolean, what: string): Promise<void> => {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
 
 describe.each(DB_KINDS)('the host starting and stopping on %s', (kind) => {
   it('reports the rate-limit store degraded from the first readiness check when Redis never answered', async () => {
@@ -43,6 +109,74 @@ describe.each(DB_KINDS)('the host starting and stopping on %s', (kind) => {
       expect(await ready.json()).toMatchObject({ checks: { rateLimitStore: 'shared' } });
     } finally {
       await t.close();
+    }
+  });
+
+  it('answers every request on a kept-alive connection during shutdown in the envelope, with Connection: close', async () => {
+    const t = await startTestApp(kind);
+    const base = new URL(t.url);
+    const connections = [keptConnection(base), keptConnection(base)];
+    const json = { 'content-type': 'application/json', 'access-token': t.token };
+    const query = JSON.stringify({ query: '{ __typename }' });
+    let closing: Promise<void> | undefined;
+    try {
+      for (const connection of connections) {
+        const first = await connection.send('GET', '/health/live');
+        expect(first.status).toBe(200);
+      }
+      // A request in flight on each connection (its body not yet sent) keeps it busy, so the
+      // listener's close leaves it open, as it does for a client in the middle of a request.
+      const inFlight = connections.map((connection) => {
+        const started = connection.start('POST', '/query', {
+          ...json,
+          'content-length': query.length,
+        });
+        started.request.write(query.slice(0, 5));
+        started.request.flushHeaders();
+        return started;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // What SIGTERM does (main.ts enables Nest's shutdown hooks), without ending this process.
+      closing = t.app.close('SIGTERM');
+      await until(() => !t.app.getHttpServer().listening, 'the listener to close');
+      for (const started of inFlight) started.request.end(query.slice(5));
+      for (const started of inFlight) {
+        const finished = await started.answer;
+        expect(finished.status).toBe(200);
+        expect(JSON.parse(finished.text)).toEqual({ data: { __typename: 'Query' } });
+      }
+      // The next requests on the same connections: a route of the host's own, and /query.
+      const answers = [
+        await connections[0].send('GET', '/health/ready'),
+        await connections[1].send('POST', '/query', json, query),
+      ];
+      for (const answer of answers) {
+        expect(answer.reusedSocket).toBe(true);
+        expect(answer.status).toBe(503);
+        expect(answer.headers.connection).toBe('close');
+        expect(answer.headers['content-type']).toMatch(/^application\/json/);
+        const requestId = answer.headers['x-request-id'];
+        expect(JSON.parse(answer.text)).toEqual({
+          errors: [
+            {
+              message: 'The service is shutting down: retry shortly',
+              extensions: {
+                code: 'SERVICE_UNAVAILABLE',
+                category: 'UNAVAILABLE',
+                http_status: 503,
+                request_id: requestId,
+                timestamp: expect.any(String),
+              },
+            },
+          ],
+        });
+      }
+      await closing;
+    } finally {
+      for (const connection of connections) connection.agent.destroy();
+      if (closing) await closing.catch(() => undefined);
+      else await t.app.close();
+      await t.db.drop();
     }
   });
 });

@@ -1,8 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 
 /**
- * Set when the service starts shutting down (SIGTERM): readiness answers 503 so load balancers
- * stop sending, and new /query requests are refused while the ones in flight finish.
+ * Set when the service starts shutting down (SIGTERM), before the listener closes: from then on
+ * every new request, readiness included and on kept-alive connections too, gets 503 in the error
+ * envelope with `Connection: close` (the host's onRequest hook), while the ones in flight finish.
  */
 @Injectable()
 export class ShutdownState implements BeforeApplicationShutdown {

@@ -44,6 +44,9 @@ export function gateTokenOf(request: object): AuthenticatedToken | undefined {
   return (request as Record<symbol, AuthenticatedToken | undefined>)[TOKEN];
 }
 
+/** The message of the 503 every request gets once a shutdown has begun. */
+export const SHUTTING_DOWN = 'The service is shutting down: retry shortly';
+
 /** Answers a request with one error in the envelope, before GraphQL sees it. */
 export function refuse(
   reply: FastifyReply,
@@ -111,12 +114,7 @@ export function installQueryGate(
     if (options.graphqlIde && isIdePageRequest(request)) return;
     if (services.shutdown.isDraining) {
       void reply.header('Connection', 'close');
-      return refuse(
-        reply,
-        request,
-        ErrorCode.SERVICE_UNAVAILABLE,
-        'The service is shutting down: retry shortly',
-      );
+      return refuse(reply, request, ErrorCode.SERVICE_UNAVAILABLE, SHUTTING_DOWN);
     }
     if (!services.database.isUp()) {
       void reply.header('Retry-After', 1);
