@@ -57,6 +57,7 @@ export type { PageRequest } from './leaderboards/paging/page-request';
 export type { BoardRef, RankKey } from './leaderboards/ranking/ranking';
 export { BatchPartlyApplied, IngestService } from './ingest/ingest.service';
 export type { IngestSummary } from './ingest/ingest.service';
+export type { WriteScope } from './ingest/write-scope';
 export type { IngestRecord } from './records/ingest-record';
 export type { RecordOutcome } from './records/record-outcome';
 
