@@ -401,7 +401,7 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
     });
   });
 
-  it('resets a forgotten password from the command line, ending its sessions', async () => {
+  it('resets a forgotten password from the command line, ending its sessions; CLI actions are audited', async () => {
     const email = 'forgetful@example.com';
     const member = await join(email, SPACE_A, 'viewer');
     const reset = await runCli(
@@ -422,11 +422,22 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
       code: 2,
       stderr: 'No account has the email nobody@example.com\n',
     });
-    const trail = (await operator.get('/settings/audit')).body!.entries as Json[];
-    expect(trail[0]).toMatchObject({
-      actor: 'cli',
-      action: 'account.reset-password',
-      target: email,
+    const created = await runCli(['token', 'create', '--name', 'cli job', '--space', '1'], {
+      DATABASE_URL: t.db.url,
     });
+    expect(created.code).toBe(0);
+    const trail = (await operator.get('/settings/audit')).body!.entries as Json[];
+    expect(trail.slice(0, 3)).toMatchObject([
+      {
+        actor: 'cli',
+        actorId: null,
+        action: 'token.create',
+        spaceId: SPACE_A,
+        target: `cli job (${created.stdout.trim().slice(0, 12)}…)`,
+        address: null,
+      },
+      { actor: email, action: 'sign-in', address: '127.0.0.1' },
+      { actor: 'cli', action: 'account.reset-password', target: email },
+    ]);
   });
 });

@@ -4,6 +4,8 @@ import { DEFAULT_TOKEN_SCOPES, parseTokenScopes, TokenScope } from '../../../aut
 import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import { MAX_INT_ID } from '../../../records/ingest-record';
 import { SpacesService } from '../../../spaces/spaces.service';
+import { tokenTarget } from '../../dashboard/accounts/token-access';
+import { AuditService } from '../../dashboard/audit/audit.service';
 import { withContext } from '../support/app-context';
 import { parseFlags, UsageError } from '../support/cli-args';
 import { note } from '../support/output';
@@ -66,7 +68,15 @@ export const tokenCreateCommand: Command<TokenCreateOptions> = {
         throw new UsageError(
           `--space ${spaceId}: there is no space ${spaceId} (create it first: import or POST /ingest a space record)`,
         );
-      return app.get(AccessTokensService).create(name, scopes, { spaceId, expiresAt });
+      const token = await app.get(AccessTokensService).create(name, scopes, { spaceId, expiresAt });
+      await app.get(AuditService).record({
+        actor: 'cli',
+        action: 'token.create',
+        spaceId,
+        target: tokenTarget(token),
+        detail: { scopes: token.scopes, expiresAt: token.expiresAt },
+      });
+      return token;
     }).catch((error: unknown) => {
       if (error instanceof LoyaltyException) throw new UsageError(error.message);
       throw error;
