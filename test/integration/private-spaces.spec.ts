@@ -1,4 +1,6 @@
+import Fastify from 'fastify';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { installResponseCache } from '../../src/host/http/response-cache';
 import { SpacesService } from '../../src/spaces/spaces.service';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -233,6 +235,46 @@ describe.each(DB_KINDS)('private spaces on %s', (kind) => {
         await spaces.setPrivate(PUBLIC, false);
       }
       expect(JSON.parse((await post(query, own)).text).data.space.name).toBe('Open');
+    });
+
+    it('keeps an answer that is tied to no token out of the cache', async () => {
+      // Our gate always names the token; a wiring that did not must not share answers at all.
+      for (const [vary, cached] of [
+        ['', false],
+        ['token-1', true],
+      ] as const) {
+        const fastify = Fastify();
+        let runs = 0;
+        installResponseCache(fastify, {
+          path: '/query',
+          maxAgeMs: 1000,
+          maxEntries: 10,
+          maxEntryBytes: 10_000,
+          maxTotalBytes: 100_000,
+          version: () => 0,
+          varyBy: () => vary,
+        });
+        fastify.post('/query', () => ({ data: { run: ++runs } }));
+        try {
+          const answers: unknown[] = [];
+          for (let i = 0; i < 2; i++) {
+            const response = await fastify.inject({
+              method: 'POST',
+              url: '/query',
+              headers: { 'content-type': 'application/json' },
+              payload: '{"query":"{ space(id: 3) { name } }"}',
+            });
+            answers.push(response.json());
+          }
+          expect(answers).toEqual(
+            cached
+              ? [{ data: { run: 1 } }, { data: { run: 1 } }]
+              : [{ data: { run: 1 } }, { data: { run: 2 } }],
+          );
+        } finally {
+          await fastify.close();
+        }
+      }
     });
   });
 });

@@ -19,7 +19,8 @@ export interface ResponseCacheOptions {
   version: () => number;
   /**
    * What else the answer depends on, besides the body and its headers: the token the gate
-   * accepted, so that no field whose answer depends on the caller is ever shared across tokens.
+   * accepted, so that no field whose answer depends on the caller (a private space's data) is ever
+   * shared across tokens. '' (no token known) keeps the request out of the cache altogether.
    */
   varyBy: (request: FastifyRequest) => string;
 }
@@ -66,7 +67,8 @@ export function installResponseCache(
     const length = Number(request.headers['content-length']);
     // Over the route's body limit: left to the parser, which refuses it (413) without reading it.
     const limit = Math.min(MAX_KEYED_BODY_BYTES, request.routeOptions.bodyLimit ?? Infinity);
-    if (request.method !== 'POST' || !(length > 0 && length <= limit)) {
+    const vary = options.varyBy(request);
+    if (request.method !== 'POST' || !(length > 0 && length <= limit) || vary === '') {
       done(null, payload);
       return;
     }
@@ -76,7 +78,7 @@ export function installResponseCache(
         return;
       }
       // latin1 maps bytes to characters one to one: two bodies share a key only when equal.
-      const key = `${options.varyBy(request)}\n${request.headers.accept ?? ''}\n${request.headers['content-type'] ?? ''}\n${body.toString('latin1')}`;
+      const key = `${vary}\n${request.headers.accept ?? ''}\n${request.headers['content-type'] ?? ''}\n${body.toString('latin1')}`;
       const now = Date.now();
       const version = options.version();
       const entry = entries.get(key);
