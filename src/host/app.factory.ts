@@ -1,6 +1,7 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppModule, AppModuleExtras, QUERY_PATH } from './app.module';
@@ -9,8 +10,10 @@ import { ErrorCode } from '../common/errors/error-code';
 import type { AppConfig } from './config/app-config';
 import { DatabaseHealth } from './health/database-health.service';
 import { ShutdownState } from './health/shutdown-state.service';
-import { installErrorEnvelopes } from './http/http-errors';
-import { HttpErrorsFilter, RouteLimits } from './http/http-errors.filter';
+import { answerBodyFailures, RouteLimits } from './http/body-failures';
+import { installErrorEnvelopes, refuseUnrouted, sendError } from './http/http-errors';
+import { HttpErrorsFilter } from './http/http-errors.filter';
+import { RouteTable } from './http/route-table';
 import { gateTokenOf, installQueryGate, refuse, SHUTTING_DOWN } from './http/query-gate';
 import { installResponseCache } from './http/response-cache';
 import { BoardChangeFeed } from '../leaderboards/changes/board-change-feed';
@@ -58,13 +61,27 @@ export async function createApp(
     // A request on a kept connection during shutdown is refused by our hook below, in the error
     // envelope, instead of with Fastify's own 503 body.
     return503OnClosing: false,
+    // A URL Fastify cannot decode never reaches a route or Nest: answered here, in the envelope.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('x-request-id', request.id);
+      if (error.code === 'FST_ERR_BAD_URL') {
+        sendError(reply, request, ErrorCode.MALFORMED_REQUEST, 'Request URL is not valid');
+      } else {
+        sendError(reply, request, ErrorCode.INTERNAL_SERVER_ERROR);
+      }
+    },
   });
   const routeLimits = routeLimitsOf(config);
+  const corsEnabled = config.corsOrigins.length > 0;
+  // Without CORS there is no preflight to answer: OPTIONS is a method no route has.
+  const routes = new RouteTable(corsEnabled ? [] : ['OPTIONS']);
   const server = adapter.getInstance();
   server.addHook('onRoute', (route) => {
     const limit = routeLimits[route.url]?.maxBodyBytes;
     if (limit !== undefined) route.bodyLimit = limit;
   });
+  server.addHook('onRoute', routes.onRoute);
+  answerBodyFailures(server, routeLimits);
   // NDJSON bodies: the module's own parser streams them to POST /ingest within the route's limit.
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, options),
@@ -75,7 +92,7 @@ export async function createApp(
       abortOnError: false,
     },
   );
-  if (config.corsOrigins.length > 0) {
+  if (corsEnabled) {
     app.enableCors({
       origin: config.corsOrigins,
       methods: ['POST'],
@@ -92,6 +109,12 @@ export async function createApp(
     reply.header('connection', 'close');
     refuse(reply, request, ErrorCode.SERVICE_UNAVAILABLE, SHUTTING_DOWN);
   });
+  if (!corsEnabled) {
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (request.method !== 'OPTIONS') return done();
+      refuseUnrouted(reply, request, routes);
+    });
+  }
   const gateServices = {
     tokens: app.get(AccessTokensService),
     limiter: app.get(RateLimiter),
@@ -127,7 +150,7 @@ export async function createApp(
     });
   }
   installErrorEnvelopes(fastify, QUERY_PATH);
-  app.useGlobalFilters(new HttpErrorsFilter(app.getHttpAdapter(), routeLimits));
+  app.useGlobalFilters(new HttpErrorsFilter(routes));
   app.enableShutdownHooks();
   await app.init();
   await fastify.ready();

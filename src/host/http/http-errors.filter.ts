@@ -1,82 +1,84 @@
 import {
   ArgumentsHost,
   Catch,
+  ExceptionFilter,
   HttpException,
-  HttpServer,
   HttpStatus,
   Logger,
 } from '@nestjs/common';
-import { BaseExceptionFilter } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../common/errors/error-code';
 import { classifyFailure } from '../../storage/failure-classifier';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { refuse } from './query-gate';
+import { describeBodyFailure } from './body-failures';
+import { plainHttpStatus, refuseUnrouted, sendError } from './http-errors';
+import type { RouteTable } from './route-table';
 
-/** Per routed path: what it accepts. */
-export type RouteLimits = Record<string, { maxBodyBytes: number; mediaTypes: string }>;
-
-/** What Fastify refuses before a route runs (Nest hands it over as an HttpException). */
-function describe(
-  status: number,
-  limits: RouteLimits[string],
-): { code: ErrorCode; message: string } {
-  if (status === Number(HttpStatus.PAYLOAD_TOO_LARGE)) {
-    return {
-      code: ErrorCode.REQUEST_TOO_LARGE,
-      message: `Request body is too large: at most ${limits.maxBodyBytes} bytes`,
-    };
-  }
-  if (status === Number(HttpStatus.UNSUPPORTED_MEDIA_TYPE)) {
-    return {
-      code: ErrorCode.MALFORMED_REQUEST,
-      message: `Content-Type must be ${limits.mediaTypes}`,
-    };
-  }
-  return { code: ErrorCode.MALFORMED_REQUEST, message: 'Request body is not valid JSON' };
-}
+/** The code of a client error Nest or a library threw as an HttpException, by its status. */
+const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
+  [HttpStatus.BAD_REQUEST]: ErrorCode.INVALID_ARGUMENT,
+  [HttpStatus.UNAUTHORIZED]: ErrorCode.SIGN_IN_REQUIRED,
+  [HttpStatus.FORBIDDEN]: ErrorCode.PERMISSION_DENIED,
+  [HttpStatus.NOT_FOUND]: ErrorCode.NOT_FOUND,
+  [HttpStatus.METHOD_NOT_ALLOWED]: ErrorCode.METHOD_NOT_ALLOWED,
+  [HttpStatus.CONFLICT]: ErrorCode.ALREADY_EXISTS,
+  [HttpStatus.PAYLOAD_TOO_LARGE]: ErrorCode.REQUEST_TOO_LARGE,
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: ErrorCode.MALFORMED_REQUEST,
+  [HttpStatus.TOO_MANY_REQUESTS]: ErrorCode.RATE_LIMIT_EXCEEDED,
+};
 
 /**
- * Our host's app-wide filter: requests to /query that fail before GraphQL (body too large, broken
- * JSON, wrong media type) and failures of /ingest are answered in the error envelope (400 for
- * bad requests, 503 when the database is down or timed out). Other routes keep Nest's own
- * handling; GraphQL errors pass through untouched.
+ * Our host's app-wide filter: every error that reaches it over HTTP is answered in the error
+ * envelope. A request no route took is 404 NOT_FOUND, or 405 METHOD_NOT_ALLOWED when its path has
+ * other methods; a domain error keeps its code; a client error thrown as an HttpException keeps
+ * its status and message; a database outage or deadline is 503; anything else is a logged 500
+ * that shows nothing. Refused bodies are answered before this (answerBodyFailures), controllers'
+ * own filters (the dashboard pages, /ingest) first, and GraphQL errors pass through untouched.
  */
 @Catch()
-export class HttpErrorsFilter extends BaseExceptionFilter {
+export class HttpErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
-  constructor(
-    httpAdapter: HttpServer,
-    private readonly routes: RouteLimits,
-  ) {
-    super(httpAdapter);
-  }
+  constructor(private readonly routes: RouteTable) {}
 
-  override catch(exception: unknown, host: ArgumentsHost): unknown {
+  catch(exception: unknown, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') return exception;
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    // The routed path, as the gate sees it ("/%71uery" is /query too).
-    const path = request.routeOptions?.url ?? request.url.split('?')[0];
-    const limits = Object.prototype.hasOwnProperty.call(this.routes, path)
-      ? this.routes[path]
-      : undefined;
-    if (!limits) return super.catch(exception, host);
-    if (exception instanceof LoyaltyException) {
-      return refuse(reply, request, exception.code, exception.message);
+    if (reply.sent) {
+      this.logger.error(`After the answer was sent: ${describe(exception)}`);
+      return;
     }
-    const status =
-      exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
-    if (status >= 400 && status < 500) {
-      const { code, message } = describe(status, limits);
-      return refuse(reply, request, code, message);
+    if (request.routeOptions?.url === undefined) {
+      // No route matched. A body refused on the way to Nest's not-found handler is answered as
+      // on any route, so every path keeps the body limit; otherwise it is the handler's 404.
+      const status = exception instanceof HttpException ? exception.getStatus() : 404;
+      if (status === 404 || status < 400 || status >= 500) {
+        return refuseUnrouted(reply, request, this.routes);
+      }
+      const { code, message } = describeBodyFailure(status, request);
+      return sendError(reply, request, code, message);
+    }
+    if (exception instanceof LoyaltyException) {
+      return sendError(reply, request, exception.code, exception.message);
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const status = exception.getStatus();
+      const code = CODE_OF_STATUS[status];
+      return code
+        ? sendError(reply, request, code, exception.message, plainHttpStatus(code))
+        : sendError(reply, request, ErrorCode.INVALID_ARGUMENT, exception.message, status);
+    }
+    if (exception instanceof HttpException && exception.getStatus() === 503) {
+      return sendError(reply, request, ErrorCode.SERVICE_UNAVAILABLE);
     }
     const failure = classifyFailure(exception);
-    if (failure !== ErrorCode.INTERNAL_SERVER_ERROR) return refuse(reply, request, failure);
-    this.logger.error(
-      exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
-    );
-    return refuse(reply, request, ErrorCode.INTERNAL_SERVER_ERROR);
+    if (failure !== ErrorCode.INTERNAL_SERVER_ERROR) return sendError(reply, request, failure);
+    this.logger.error(describe(exception));
+    return sendError(reply, request, ErrorCode.INTERNAL_SERVER_ERROR);
   }
+}
+
+function describe(exception: unknown): string {
+  return exception instanceof Error ? (exception.stack ?? exception.message) : String(exception);
 }

@@ -1,5 +1,63 @@
-import type { FastifyInstance } from 'fastify';
-import { toErrorEnvelope } from '../../common/errors/error-envelope';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_DEFINITIONS, ErrorCode } from '../../common/errors/error-code';
+import { envelopeFor, toErrorEnvelope } from '../../common/errors/error-envelope';
+import type { RouteTable } from './route-table';
+
+/**
+ * The status of `code` as a whole HTTP answer: the codes GraphQL carries in a 200 next to its
+ * data (a field's INVALID_ARGUMENT, SPACE_NOT_FOUND) are a 400, or a 404, on their own.
+ */
+export function plainHttpStatus(code: ErrorCode): number {
+  const { httpStatus, category } = ERROR_DEFINITIONS[code];
+  if (httpStatus >= 400) return httpStatus;
+  return category === 'NOT_FOUND' ? 404 : 400;
+}
+
+/** Answers a request outside GraphQL with one error in the envelope; `http_status` is `status`. */
+export function sendError(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  code: ErrorCode,
+  message?: string,
+  status: number = plainHttpStatus(code),
+): FastifyReply {
+  const envelope = envelopeFor(code, message, request.id);
+  return reply
+    .code(status)
+    .type('application/json')
+    .send({
+      errors: [{ ...envelope, extensions: { ...envelope.extensions, http_status: status } }],
+    });
+}
+
+/**
+ * Answers a request no route took: 405 METHOD_NOT_ALLOWED with `Allow` when the path has routes
+ * for other methods, else 404 NOT_FOUND.
+ */
+export function refuseUnrouted(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  routes: RouteTable,
+): FastifyReply {
+  const path = request.url.split('?')[0];
+  const allowed = routes.methodsAt(path);
+  if (allowed.length > 0) {
+    void reply.header('allow', allowed.join(', '));
+    return sendError(
+      reply,
+      request,
+      ErrorCode.METHOD_NOT_ALLOWED,
+      `Method ${request.method} is not allowed here: use ${allowed.join(', ')}`,
+    );
+  }
+  const shown = path.length > 100 ? `${path.slice(0, 100)}...` : path;
+  return sendError(
+    reply,
+    request,
+    ErrorCode.NOT_FOUND,
+    `No route answers ${request.method} ${shown}`,
+  );
+}
 
 /**
  * An error that leaves Apollo before our plugin saw it (CSRF prevention, an empty query) still
