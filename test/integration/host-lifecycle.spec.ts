@@ -1,5 +1,7 @@
 import { Agent, request as httpRequest, ClientRequest } from 'node:http';
 import { createServer } from 'node:net';
+import { AccessTokensService } from '../../src/auth/access-tokens.service';
+import { IngestLoad } from '../../src/host/http/ingest-load';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp } from '../utils/test-app';
 
@@ -118,32 +120,36 @@ describe.each(DB_KINDS)('the host starting and stopping on %s', (kind) => {
     const connections = [keptConnection(base), keptConnection(base)];
     const json = { 'content-type': 'application/json', 'access-token': t.token };
     const query = JSON.stringify({ query: '{ __typename }' });
+    const { token: ingestToken } = await t.app.get(AccessTokensService).create('feed', ['ingest']);
+    const records = (i: number) => `{"type":"space","id":${i + 1},"name":"Space ${i + 1}"}\n`;
     let closing: Promise<void> | undefined;
     try {
       for (const connection of connections) {
         const first = await connection.send('GET', '/health/live');
         expect(first.status).toBe(200);
       }
-      // A request in flight on each connection (its body not yet sent) keeps it busy, so the
-      // listener's close leaves it open, as it does for a client in the middle of a request.
-      const inFlight = connections.map((connection) => {
-        const started = connection.start('POST', '/query', {
-          ...json,
-          'content-length': query.length,
+      // An ingest request in flight on each connection (its body not all sent) keeps it busy, so
+      // the listener's close leaves it open, as for a client in the middle of a request.
+      const inFlight = connections.map((connection, i) => {
+        const started = connection.start('POST', '/ingest', {
+          'content-type': 'application/x-ndjson',
+          'access-token': ingestToken,
+          'content-length': records(i).length,
         });
-        started.request.write(query.slice(0, 5));
-        started.request.flushHeaders();
+        started.request.write(records(i).slice(0, 5));
         return started;
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      // What SIGTERM does (main.ts enables Nest's shutdown hooks), without ending this process.
-      closing = t.app.close('SIGTERM');
+      const load = t.app.get(IngestLoad);
+      await until(() => load.requestsInFlight === 2, 'the ingest requests to arrive');
+      // What SIGTERM does (main.ts enables Nest's shutdown hooks: they run app.close() with the
+      // signal's name), without ending this process.
+      closing = t.app.close();
       await until(() => !t.app.getHttpServer().listening, 'the listener to close');
-      for (const started of inFlight) started.request.end(query.slice(5));
+      inFlight.forEach((started, i) => started.request.end(records(i).slice(5)));
       for (const started of inFlight) {
         const finished = await started.answer;
         expect(finished.status).toBe(200);
-        expect(JSON.parse(finished.text)).toEqual({ data: { __typename: 'Query' } });
+        expect(JSON.parse(finished.text)).toMatchObject({ accepted: 1 });
       }
       // The next requests on the same connections: a route of the host's own, and /query.
       const answers = [
