@@ -24,6 +24,11 @@ describe('parseTokenExpiry', () => {
     expect(parseTokenExpiry('Never', NOW)).toBeNull();
   });
 
+  it('reads null (JSON for "no expiry") as never', () => {
+    expect(parseTokenExpiry(null, NOW)).toBeNull();
+    expect(parseTokenExpiry(JSON.parse('{"expires":null}').expires, NOW)).toBeNull();
+  });
+
   it('reads a date as the end of that day, UTC', () => {
     expect(new Date(parseTokenExpiry('2026-12-31', NOW)!).toISOString()).toBe(
       '2026-12-31T23:59:59.999Z',
@@ -82,7 +87,7 @@ describe('parseTokenExpiry', () => {
     );
   });
 
-  it.each([undefined, null, 30, { days: 30 }, ['30d']])('refuses %j, which is no text', (input) => {
+  it.each([undefined, 30, { days: 30 }, ['30d']])('refuses %j, which is no text', (input) => {
     expect(refusal(() => parseTokenExpiry(input, NOW))).toMatch(
       /^Token expiry must be one of: 30d, 90d, never, a date YYYY-MM-DD/,
     );

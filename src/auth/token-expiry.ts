@@ -64,13 +64,15 @@ function momentOf(text: string): number {
 }
 
 /**
- * A token's expiry as chosen by a person (a form, the command line): `"30d"` and `"90d"` from
- * `now`, `"never"` (null), a date `YYYY-MM-DD` (the end of that day, UTC) or an ISO 8601
- * date-time. Returns epoch ms, or null for never. A moment not after `now`, more than
- * {@link MAX_TOKEN_LIFETIME_YEARS} years ahead, or anything else is INVALID_ARGUMENT, with a
- * message that lists what is accepted.
+ * A token's expiry as chosen by a person (a form, the command line, a JSON body): `"30d"` and
+ * `"90d"` from `now`, `"never"` or null (never: JSON's way to say "no expiry"), a date
+ * `YYYY-MM-DD` (the end of that day, UTC) or an ISO 8601 date-time. Returns epoch ms, or null for
+ * never. A moment not after `now`, more than {@link MAX_TOKEN_LIFETIME_YEARS} years ahead, or
+ * anything else (undefined included: a caller decides what a missing choice means) is
+ * INVALID_ARGUMENT, with a message that lists what is accepted.
  */
 export function parseTokenExpiry(input: unknown, now: number = Date.now()): number | null {
+  if (input === null) return null;
   if (typeof input !== 'string') {
     throw invalid(`Token expiry must be one of: ${ACCEPTED_EXPIRIES}`);
   }
