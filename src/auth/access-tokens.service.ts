@@ -87,6 +87,8 @@ const LAST_USED_FLUSH_MS = 30_000;
 /** The longest client address kept (an IPv6 address in full, IPv4-mapped). */
 const MAX_ADDRESS_LENGTH = 45;
 const MAX_SPACE_ID = 2_147_483_647;
+/** The longest chain of rotations followed to name a rotated token's current successor. */
+const MAX_SUCCESSOR_HOPS = 100;
 
 @Injectable()
 export class AccessTokensService implements OnApplicationShutdown {
@@ -96,6 +98,16 @@ export class AccessTokensService implements OnApplicationShutdown {
   private readonly perRequest = new WeakMap<object, Promise<AuthenticatedToken>>();
   private readonly knownGood = new Map<string, { id: string; at: number }>();
   private flushTimer?: NodeJS.Timeout;
+  /**
+   * A check that read a token's row before a revocation (or rotation) forgot the token must not
+   * put what it read back into the cache. Every forget takes the next generation; `forgottenAt`
+   * keeps, while checks are in flight, the generation of each token forgotten meanwhile.
+   */
+  private generation = 0;
+  private readonly forgottenAt = new Map<string, number>();
+  /** Checks that began before this generation cache nothing (set when forgottenAt overflowed). */
+  private cacheNothingBefore = 0;
+  private checksInFlight = 0;
 
   constructor(
     @InjectRepository(AccessTokenEntity) private readonly tokens: Repository<AccessTokenEntity>,
@@ -161,7 +173,9 @@ export class AccessTokensService implements OnApplicationShutdown {
    * one lives as long as the old one was made to (its expiry minus its creation) from now, or
    * never; the old one keeps working until now + `graceMs` (0: revoked at once; at most 30 days;
    * never later than its own expiry). Both writes commit together. Null when no live token has
-   * that id; a token already rotated is replaced by its successor, not again.
+   * that id. A token already rotated (live during its grace) is not rotated again: that is
+   * INVALID_ARGUMENT, naming the prefix of its successor, the token to rotate instead. It may
+   * still be revoked.
    */
   async rotate(id: string, graceMs: number): Promise<RotatedAccessToken | null> {
     if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > MAX_ROTATION_GRACE_MS) {
@@ -170,7 +184,8 @@ export class AccessTokensService implements OnApplicationShutdown {
         `Rotation grace must be a whole number of milliseconds from 0 to ${MAX_ROTATION_GRACE_MS} (30 days)`,
       );
     }
-    const result = await this.transactions.run(async (manager) => {
+    type Rotation = RotatedAccessToken | { replacedBy: string } | null;
+    const result = await this.transactions.run(async (manager): Promise<Rotation> => {
       const tokens = manager.getRepository(AccessTokenEntity);
       const now = Date.now();
       const replacement = randomUUID();
@@ -180,7 +195,13 @@ export class AccessTokensService implements OnApplicationShutdown {
         liveAt(now).map((live) => ({ id, replacedBy: IsNull(), ...live })),
         { replacedBy: replacement },
       );
-      if ((claimed.affected ?? 0) === 0) return null;
+      if ((claimed.affected ?? 0) === 0) {
+        const rotated = await tokens.findOne({
+          select: { id: true, replacedBy: true },
+          where: liveAt(now).map((live) => ({ id, ...live })),
+        });
+        return rotated?.replacedBy ? { replacedBy: rotated.replacedBy } : null;
+      }
       const old = await tokens.findOneByOrFail({ id });
       const lifetime = old.expiresAt === null ? null : old.expiresAt - old.createdAt;
       const next = this.newToken(
@@ -197,11 +218,15 @@ export class AccessTokensService implements OnApplicationShutdown {
       await tokens.insert(next.row);
       return { token: next.created, previous: toInfo(Object.assign(old, ended)) };
     });
+    if (result && 'replacedBy' in result) throw await this.alreadyRotated(result.replacedBy);
     if (result) this.forget(id);
     return result;
   }
 
-  /** Revokes a token; it stops working on this instance at once. False when there was none. */
+  /**
+   * Revokes a token, one in its rotation grace included; it stops working on this instance at
+   * once. False when there was none.
+   */
   async revoke(id: string): Promise<boolean> {
     const result = await this.tokens.update({ id, revokedAt: IsNull() }, { revokedAt: Date.now() });
     this.forget(id);
@@ -222,33 +247,47 @@ export class AccessTokensService implements OnApplicationShutdown {
     const now = Date.now();
     const cached = this.verified.get(hash);
     let token = cached && cached.until > now ? cached.token : undefined;
+    let remember = true;
     if (!token) {
       if (!isWellFormedToken(presented)) throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
-      const row = await this.tokens.findOne({
-        select: {
-          id: true,
-          name: true,
-          scopes: true,
-          spaceId: true,
-          expiresAt: true,
-          revokedAt: true,
-        },
-        where: { tokenHash: hash },
-      });
+      const startedAt = this.generation;
+      this.checksInFlight++;
+      let row: AccessTokenEntity | null;
+      try {
+        row = await this.tokens.findOne({
+          select: {
+            id: true,
+            name: true,
+            scopes: true,
+            spaceId: true,
+            expiresAt: true,
+            revokedAt: true,
+          },
+          where: { tokenHash: hash },
+        });
+      } finally {
+        this.checksInFlight--;
+      }
+      // Forgotten while the row was on its way (revoked, rotated): valid when read, so this
+      // request passes, but the row is stale and must not outlive the revocation in the cache.
+      remember = !row || !this.forgottenSince(row.id, startedAt);
+      if (this.checksInFlight === 0) this.forgottenAt.clear();
       if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) {
         this.verified.delete(hash);
         throw new LoyaltyException(ErrorCode.INVALID_TOKEN);
       }
       token = { id: row.id, name: row.name, scopes: row.scopes, spaceId: row.spaceId };
-      if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
-      this.verified.set(hash, {
-        token,
-        until: Math.min(now + VERIFIED_TTL_MS, row.expiresAt ?? Infinity),
-      });
+      if (remember) {
+        if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+        this.verified.set(hash, {
+          token,
+          until: Math.min(now + VERIFIED_TTL_MS, row.expiresAt ?? Infinity),
+        });
+      }
     }
     const good = this.knownGood.get(hash);
     if (good) good.at = now;
-    else {
+    else if (remember) {
       if (this.knownGood.size >= VERIFIED_CACHE_LIMIT) this.knownGood.clear();
       this.knownGood.set(hash, { id: token.id, at: now });
     }
@@ -321,8 +360,50 @@ export class AccessTokensService implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * The refusal of rotating a token that was rotated already: it names the live end of its chain
+   * of successors, the token to rotate instead.
+   */
+  private async alreadyRotated(successorId: string): Promise<LoyaltyException> {
+    const now = Date.now();
+    let next: string | null = successorId;
+    let successor: AccessTokenEntity | null = null;
+    for (let hop = 0; next !== null && hop < MAX_SUCCESSOR_HOPS; hop++) {
+      successor = await this.tokens.findOne({
+        select: { id: true, prefix: true, replacedBy: true, revokedAt: true, expiresAt: true },
+        where: { id: next },
+      });
+      next = successor?.replacedBy ?? null;
+    }
+    const live =
+      successor !== null &&
+      successor.revokedAt === null &&
+      (successor.expiresAt === null || successor.expiresAt > now);
+    return new LoyaltyException(
+      ErrorCode.INVALID_ARGUMENT,
+      live
+        ? `This token was already rotated: rotate its successor ${successor!.prefix}... instead ` +
+            `(this one works until its grace ends, or until it is revoked)`
+        : `This token was already rotated and its successor is revoked or expired: revoke this ` +
+            `one, or create a new token`,
+    );
+  }
+
+  /** True when `id` was forgotten after the generation `since`. */
+  private forgottenSince(id: string, since: number): boolean {
+    return since < this.cacheNothingBefore || (this.forgottenAt.get(id) ?? 0) > since;
+  }
+
   /** Drops what this instance remembers of a token that was revoked or rotated. */
   private forget(id: string): void {
+    this.generation++;
+    if (this.checksInFlight > 0) {
+      if (this.forgottenAt.size >= VERIFIED_CACHE_LIMIT) {
+        this.forgottenAt.clear();
+        this.cacheNothingBefore = this.generation;
+      }
+      this.forgottenAt.set(id, this.generation);
+    }
     for (const [hash, entry] of this.verified) {
       if (entry.token.id === id) this.verified.delete(hash);
     }

@@ -1,8 +1,11 @@
-import { getDataSourceToken } from '@nestjs/typeorm';
+import { getDataSourceToken, getRepositoryToken } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DataSource } from 'typeorm';
+import type { DataSource, Repository } from 'typeorm';
+import { AccessTokenEntity } from '../../src/auth/access-token.entity';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { exitCodeFor, run } from '../../src/host/cli/cli';
+import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
+import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
@@ -399,6 +402,110 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
     });
   });
 
+  describe('a revocation during a check in flight', () => {
+    /**
+     * Holds the service's next read of a token row until `release()` (the row as the database
+     * answered it when read), so a revocation can land while the check is in flight.
+     */
+    function holdNextTokenRead() {
+      const repository = t.app.get<Repository<AccessTokenEntity>>(
+        getRepositoryToken(AccessTokenEntity),
+      );
+      const findOne = repository.findOne.bind(repository);
+      let release!: () => void;
+      const gate = new Promise<void>((done) => (release = done));
+      let started!: () => void;
+      const read = new Promise<void>((done) => (started = done));
+      jest.spyOn(repository, 'findOne').mockImplementationOnce(async (options) => {
+        const row = await findOne(options);
+        started();
+        await gate;
+        return row;
+      });
+      return { read, release };
+    }
+    afterEach(() => jest.restoreAllMocks());
+
+    it.each([
+      ['revoke', (id: string) => tokens.revoke(id)],
+      ['rotate with no grace', (id: string) => tokens.rotate(id, 0)],
+    ])(
+      'lets %s win: the token read before it is not cached, and the next request is refused',
+      async (_name, end) => {
+        const created = await tokens.create('in flight', ['query']);
+        const held = holdNextTokenRead();
+        const inFlight = t.gql('{ __typename }', undefined, { token: created.token });
+        await held.read;
+        await end(created.id);
+        held.release();
+        // Valid when its row was read: that request passes.
+        expect((await inFlight).status).toBe(200);
+        const next = await t.gql('{ __typename }', undefined, { token: created.token });
+        expect(next.status).toBe(401);
+        expect(next.body.errors[0].extensions.code).toBe('INVALID_TOKEN');
+      },
+    );
+  });
+
+  describe('the settings endpoint', () => {
+    const EMAIL = 'operator@example.com';
+    const PASSWORD = 'correct horse battery staple';
+    let client: DashboardClient;
+    let csrf: string;
+
+    beforeAll(async () => {
+      await t.app.get(AdminsService).create(EMAIL, PASSWORD, { operator: true });
+      client = new DashboardClient(t.url.replace('/query', ''));
+      expect((await client.signIn(EMAIL, PASSWORD)).status).toBe(303);
+      csrf = await client.csrfToken();
+    });
+
+    const call = async (method: string, path: string, json?: unknown) => {
+      const response = await client.request(`/settings/server-api/tokens${path}`, {
+        method,
+        headers: method === 'GET' ? {} : { 'x-csrf-token': csrf },
+        json,
+      });
+      return { status: response.status, body: response.text ? JSON.parse(response.text) : null };
+    };
+
+    it('creates a token that never expires when expires is null', async () => {
+      const created = await call('POST', '', { name: 'null expiry', expires: null });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ name: 'null expiry', expiresAt: null });
+      expect(await tokens.find(created.body.id)).toMatchObject({ expiresAt: null });
+      expect((await t.gql('{ __typename }', undefined, { token: created.body.token })).status).toBe(
+        200,
+      );
+    });
+
+    it('answers a rotation of a token in its grace with INVALID_ARGUMENT, and revokes it', async () => {
+      const created = await call('POST', '', { name: 'rotated twice' });
+      const first = await call('POST', `/${created.body.id}/rotate`, { graceSeconds: 60 });
+      expect(first.status).toBe(201);
+      const listed = await call('GET', '');
+      expect(listed.body.map((token: { id: string }) => token.id)).toEqual(
+        expect.arrayContaining([created.body.id, first.body.id]),
+      );
+      const again = await call('POST', `/${created.body.id}/rotate`, { graceSeconds: 60 });
+      expect(again.status).toBe(400);
+      expect(again.body.errors[0]).toMatchObject({
+        message: expect.stringContaining(
+          `This token was already rotated: rotate its successor ${first.body.prefix}... instead`,
+        ),
+        extensions: { code: 'INVALID_ARGUMENT', http_status: 400 },
+      });
+      expect((await call('GET', '')).body).toEqual(listed.body);
+      expect((await call('DELETE', `/${created.body.id}`)).status).toBe(204);
+      const after = (await call('GET', '')).body.map((token: { id: string }) => token.id);
+      expect(after).not.toContain(created.body.id);
+      expect(after).toContain(first.body.id);
+      expect((await t.gql('{ __typename }', undefined, { token: created.body.token })).status).toBe(
+        401,
+      );
+    });
+  });
+
   describe('expiry', () => {
     it('refuses an expired token on /query and /ingest exactly as a revoked one', async () => {
       const expiring = await tokens.create('expiring', ['ingest', 'query']);
@@ -474,8 +581,61 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
       expect((await ingest('[]', next.token)).status).toBe(200);
       expect(await tokens.find(next.id)).toMatchObject({ spaceId: SPACE_A });
       // A token already rotated is not rotated again: its successor is.
-      expect(await tokens.rotate(old.id, 0)).toBeNull();
+      await expect(tokens.rotate(old.id, 0)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       expect(await tokens.rotate(next.id, 0)).not.toBeNull();
+    });
+
+    it('refuses to rotate a token in its grace, naming the successor to rotate, and changes nothing', async () => {
+      const old = await tokens.create('in grace', ['ingest', 'query'], { spaceId: SPACE_A });
+      const first = (await tokens.rotate(old.id, 60_000))!;
+      const listed = await tokens.list();
+      // Still live and listed during its grace, beside its successor.
+      expect(listed.map((token) => token.id)).toEqual(
+        expect.arrayContaining([old.id, first.token.id]),
+      );
+      const refusal = {
+        code: 'INVALID_ARGUMENT',
+        message:
+          `This token was already rotated: rotate its successor ${first.token.prefix}... instead ` +
+          '(this one works until its grace ends, or until it is revoked)',
+      };
+      await expect(tokens.rotate(old.id, 0)).rejects.toMatchObject(refusal);
+      await expect(tokens.rotate(old.id, 60_000)).rejects.toMatchObject(refusal);
+      // Nothing changed: no new token, both still work, the grace end as it was.
+      expect(await tokens.list()).toEqual(listed);
+      expect(await spaceName(SPACE_A, old.token)).toBe('Team A');
+      expect(await spaceName(SPACE_A, first.token.token)).toBe('Team A');
+
+      // Once the successor is rotated too, the refusal names the newest one.
+      const second = (await tokens.rotate(first.token.id, 60_000))!;
+      await expect(tokens.rotate(old.id, 0)).rejects.toMatchObject({
+        message: expect.stringContaining(`rotate its successor ${second.token.prefix}... instead`),
+      });
+      // With the successors revoked, there is none to rotate: the message says what to do.
+      await tokens.revoke(first.token.id);
+      await tokens.revoke(second.token.id);
+      await expect(tokens.rotate(old.id, 0)).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message:
+          'This token was already rotated and its successor is revoked or expired: revoke this one, or create a new token',
+      });
+    });
+
+    it('revokes a token in its grace at once, leaving its successor working', async () => {
+      const old = await tokens.create('revoked in grace', ['query']);
+      expect((await t.gql('{ __typename }', undefined, { token: old.token })).status).toBe(200);
+      const rotated = (await tokens.rotate(old.id, 60_000))!;
+      expect((await t.gql('{ __typename }', undefined, { token: old.token })).status).toBe(200);
+      expect(await tokens.revoke(old.id)).toBe(true);
+      const refused = await t.gql('{ __typename }', undefined, { token: old.token });
+      expect(refused.status).toBe(401);
+      expect(refused.body.errors[0].extensions.code).toBe('INVALID_TOKEN');
+      expect(await tokens.find(old.id)).toBeNull();
+      expect((await tokens.list()).map((token) => token.id)).not.toContain(old.id);
+      expect(
+        (await t.gql('{ __typename }', undefined, { token: rotated.token.token })).status,
+      ).toBe(200);
+      expect(await tokens.find(rotated.token.id)).toMatchObject({ name: 'revoked in grace' });
     });
 
     it('refuses the old token once the grace is over, and at once with a grace of 0', async () => {
