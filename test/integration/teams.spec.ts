@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { MembersService } from '../../src/host/dashboard/accounts/members.service';
 import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
@@ -266,6 +267,80 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
       expect(token.status).toBe(400);
       expect(errorOf(token).message).toMatch(/control characters/);
     });
+
+    it('kills the open invitations of an owner who is removed, demoted or disabled', async () => {
+      const owner = await join('inviter@example.com', SPACE_B, 'owner');
+      const links: string[] = [];
+      for (const email of ['pending-1@example.com', 'pending-2@example.com']) {
+        const invited = await owner.post(`/settings/spaces/${SPACE_B}/invitations`, {
+          email,
+          role: 'owner',
+        });
+        expect(invited.status).toBe(201);
+        links.push(new URL(invited.body!.link as string).pathname.split('/').pop()!);
+      }
+      const members = t.app.get(MembersService);
+      // A link whose maker lost ownership is dead even where nothing closed it yet.
+      await t.app
+        .get(DataSource)
+        .query("UPDATE space_members SET role = 'viewer' WHERE account_id = ?", [
+          (await members.list(SPACE_B)).find((m) => m.email === 'inviter@example.com')!.accountId,
+        ]);
+      expect(await members.findOpen(links[0])).toBeNull();
+      await expect(members.accept(links[0], { name: 'P1', password: PASSWORD })).rejects.toThrow(
+        'Invitation not found, used or expired',
+      );
+      const id = (await members.list(SPACE_B)).find(
+        (m) => m.email === 'inviter@example.com',
+      )!.accountId;
+      await t.app
+        .get(DataSource)
+        .query("UPDATE space_members SET role = 'owner' WHERE account_id = ?", [id]);
+      expect(await members.findOpen(links[1])).not.toBeNull();
+      // Removing the maker closes what it left open.
+      expect((await operator.delete(`/settings/spaces/${SPACE_B}/members/${id}`)).status).toBe(204);
+      await t.app
+        .get(DataSource)
+        .query(
+          "INSERT INTO space_members (space_id, account_id, role, created_at) VALUES (?, ?, 'owner', ?)",
+          [SPACE_B, id, Date.now()],
+        );
+      expect(await members.findOpen(links[1])).toBeNull();
+      expect(owner.email).toBe('inviter@example.com');
+    });
+
+    it('keeps one owner when two owners demote each other at once', async () => {
+      const spaceId = 5;
+      await t.load([{ type: 'space', id: spaceId, name: 'Duel' }]);
+      const first = await join('duel-1@example.com', spaceId, 'owner');
+      const second = await join('duel-2@example.com', spaceId, 'owner');
+      const ids = (await operator.get(`/settings/spaces/${spaceId}/members`)).body!
+        .members as Json[];
+      const idOf = (email: string) => ids.find((m) => m.email === email)!.accountId as string;
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all([
+          first.call('PATCH', `/settings/spaces/${spaceId}/members/${idOf('duel-2@example.com')}`, {
+            role: 'viewer',
+          }),
+          second.call(
+            'PATCH',
+            `/settings/spaces/${spaceId}/members/${idOf('duel-1@example.com')}`,
+            {
+              role: 'viewer',
+            },
+          ),
+        ]);
+        const after = (await operator.get(`/settings/spaces/${spaceId}/members`)).body!
+          .members as Json[];
+        expect(after.filter((m) => m.role === 'owner').length).toBeGreaterThanOrEqual(1);
+        expect(answers.map((a) => a.status).sort()).toEqual(expect.arrayContaining([200]));
+        // Both owners again for the next round.
+        for (const email of ['duel-1@example.com', 'duel-2@example.com'])
+          await operator.call('PATCH', `/settings/spaces/${spaceId}/members/${idOf(email)}`, {
+            role: 'owner',
+          });
+      }
+    });
   });
 
   describe('accounts', () => {
@@ -321,6 +396,68 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
           'The last active operator cannot be disabled or removed',
         );
       }
+    });
+
+    it('keeps one active operator when two operators disable each other at once', async () => {
+      await t.app.get(AdminsService).create('second-operator@example.com', PASSWORD);
+      const second = await signIn('second-operator@example.com');
+      const accounts = (await operator.get('/settings/accounts')).body as unknown as Json[];
+      const idOf = (email: string) => accounts.find((a) => a.email === email)!.id as string;
+      const answers = await Promise.all([
+        operator.post(`/settings/accounts/${idOf('second-operator@example.com')}/disable`),
+        second.post(`/settings/accounts/${idOf(OPERATOR)}/disable`),
+      ]);
+      const statuses = answers.map((a) => a.status);
+      expect(statuses).toContain(204);
+      const after = (await new DashboardClient(base).signIn(OPERATOR, PASSWORD)).status;
+      const afterSecond = (
+        await new DashboardClient(base).signIn('second-operator@example.com', PASSWORD)
+      ).status;
+      expect([after, afterSecond]).toContain(303);
+      // Whoever is left enables the other again.
+      const left = after === 303 ? await signIn(OPERATOR) : second;
+      const other = after === 303 ? 'second-operator@example.com' : OPERATOR;
+      expect((await left.post(`/settings/accounts/${idOf(other)}/enable`)).status).toBe(204);
+      operator = await signIn(OPERATOR);
+      expect(
+        (await operator.delete(`/settings/accounts/${idOf('second-operator@example.com')}`)).status,
+      ).toBe(204);
+    });
+
+    it('checks the current password under the sign-in limits', async () => {
+      const email = 'guesser@example.com';
+      const member = await join(email, SPACE_A, 'viewer');
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const answer = await member.post('/settings/account/password', {
+          currentPassword: `guess ${i}`,
+          newPassword: 'a brand new passphrase',
+        });
+        statuses.push(answer.status);
+      }
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(400));
+      expect(statuses[10]).toBe(429);
+      const right = await member.post('/settings/account/password', {
+        currentPassword: PASSWORD,
+        newPassword: 'a brand new passphrase',
+      });
+      expect(right.status).toBe(429);
+    });
+
+    it('refuses an email longer than its column, alike on both databases', async () => {
+      const emailOf = (length: number) => `${'a'.repeat(64)}@${'b'.repeat(length - 69)}.com`;
+      const refused = await operator.post(`/settings/spaces/${SPACE_A}/invitations`, {
+        email: emailOf(255),
+        role: 'viewer',
+      });
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused).message).toMatch(/is not an email address/);
+      const longest = await operator.post(`/settings/spaces/${SPACE_A}/invitations`, {
+        email: emailOf(254),
+        role: 'viewer',
+      });
+      expect(longest.status).toBe(201);
+      expect(longest.body!.email).toHaveLength(254);
     });
   });
 
@@ -388,6 +525,34 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
         } else {
           expect(lines.map((line) => JSON.parse(line).id)).toEqual(all.map((e) => e.id));
         }
+      }
+    });
+
+    it('never records what was typed into the email field of a failed sign-in', async () => {
+      await new DashboardClient(base).signIn('P@ssw0rd-Secret!', 'anything at all');
+      await new DashboardClient(base).signIn('nobody@example.com', 'anything at all');
+      const trail = (await operator.get('/settings/audit?limit=5')).body!.entries as Json[];
+      expect(trail.slice(0, 2)).toMatchObject([
+        { action: 'sign-in.failed', actor: '(unknown email)', actorId: null },
+        { action: 'sign-in.failed', actor: '(unknown email)', actorId: null },
+      ]);
+      const exported = await operator.client.request('/settings/audit?format=ndjson');
+      expect(exported.text).not.toContain('P@ssw0rd-Secret!');
+    });
+
+    it('pages with a cursor it checks, and is never cached', async () => {
+      const first = await operator.get('/settings/audit?limit=2');
+      expect(first.body!.entries).toHaveLength(2);
+      const next = await operator.get(`/settings/audit?limit=2&before=${first.body!.next}`);
+      expect((next.body!.entries as Json[])[0].id < first.body!.next).toBe(true);
+      for (const before of ['ZZZ', "' OR 1=1 --", '']) {
+        const refused = await operator.get(`/settings/audit?before=${encodeURIComponent(before)}`);
+        expect(refused.status).toBe(400);
+        expect(errorOf(refused).message).toMatch(/before must be the id of an audit entry/);
+      }
+      for (const format of ['json', 'csv', 'ndjson']) {
+        const answer = await operator.client.request(`/settings/audit?format=${format}`);
+        expect(answer.headers.get('cache-control')).toBe('no-store');
       }
     });
 

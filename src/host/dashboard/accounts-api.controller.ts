@@ -19,18 +19,17 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { SpacesService } from '../../spaces/spaces.service';
 import { AdminsService, AccountInfo } from './accounts/admins.service';
-import { AUDIT_CSV_HEADER, auditCsvLine, AuditService } from './audit/audit.service';
+import { AccountActions } from './account-actions.service';
+import { AUDIT_CSV_HEADER, AUDIT_ID, auditCsvLine, AuditService } from './audit/audit.service';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
-import { verifyPassword } from './accounts/password-hasher';
 import type { DashboardSession } from './accounts/sessions.service';
 import { SettingsApiFilter } from './settings-api.filter';
 import { requireOperator, spaceFor } from './accounts/space-access';
 
-const actorOf = (session: DashboardSession) => ({ id: session.adminId, email: session.email });
 const AUDIT_FORMATS = ['json', 'csv', 'ndjson'] as const;
 const isAuditFormat = (value: unknown): value is (typeof AUDIT_FORMATS)[number] =>
   (AUDIT_FORMATS as readonly unknown[]).includes(value);
@@ -49,6 +48,7 @@ export class AccountsApiController {
     private readonly admins: AdminsService,
     private readonly audit: AuditService,
     private readonly spaces: SpacesService,
+    private readonly actions: AccountActions,
   ) {}
 
   /** The current password is required; every other session of the account ends. */
@@ -61,7 +61,7 @@ export class AccountsApiController {
     @Body() body: unknown,
   ): Promise<void> {
     const fields = (body ?? {}) as { currentPassword?: unknown; newPassword?: unknown };
-    await changeOwnPassword(this.admins, this.audit, session, fields, request.ip);
+    await this.actions.changeOwnPassword(session, fields, request.ip);
   }
 
   @Get('accounts')
@@ -78,7 +78,7 @@ export class AccountsApiController {
     @Req() request: FastifyRequest,
     @Param('id') id: string,
   ): Promise<void> {
-    await manageAccount(this.admins, this.audit, session, id, 'disable', request.ip);
+    await this.actions.manage(session, id, 'disable', request.ip);
   }
 
   @Post('accounts/:id/enable')
@@ -89,7 +89,7 @@ export class AccountsApiController {
     @Req() request: FastifyRequest,
     @Param('id') id: string,
   ): Promise<void> {
-    await manageAccount(this.admins, this.audit, session, id, 'enable', request.ip);
+    await this.actions.manage(session, id, 'enable', request.ip);
   }
 
   @Delete('accounts/:id')
@@ -100,7 +100,7 @@ export class AccountsApiController {
     @Req() request: FastifyRequest,
     @Param('id') id: string,
   ): Promise<void> {
-    await manageAccount(this.admins, this.audit, session, id, 'remove', request.ip);
+    await this.actions.manage(session, id, 'remove', request.ip);
   }
 
   /**
@@ -128,9 +128,14 @@ export class AccountsApiController {
       const limit = query.limit === undefined ? 100 : Number(query.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 500)
         throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'limit must be 1 to 500');
-      const before = typeof query.before === 'string' ? query.before : undefined;
+      const before = query.before;
+      if (before !== undefined && (typeof before !== 'string' || !AUDIT_ID.test(before)))
+        throw new LoyaltyException(
+          ErrorCode.INVALID_ARGUMENT,
+          'before must be the id of an audit entry (the next of a previous page)',
+        );
       const entries = await this.audit.list({ spaceId, before, limit });
-      return reply.send({
+      return reply.header('cache-control', 'no-store').send({
         entries,
         next: entries.length === limit ? entries[entries.length - 1].id : null,
       });
@@ -143,61 +148,9 @@ export class AccountsApiController {
         yield format === 'csv' ? `${auditCsvLine(entry)}\n` : `${JSON.stringify(entry)}\n`;
     };
     return reply
+      .header('cache-control', 'no-store')
       .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
       .header('content-disposition', `attachment; filename="${name}"`)
       .send(Readable.from(lines()));
   }
-}
-
-/** Changing one's own password, for the endpoint and the account page alike. */
-export async function changeOwnPassword(
-  admins: AdminsService,
-  audit: AuditService,
-  session: DashboardSession,
-  fields: { currentPassword?: unknown; newPassword?: unknown },
-  address: string,
-): Promise<void> {
-  const account = await admins.findById(session.adminId);
-  const current = typeof fields.currentPassword === 'string' ? fields.currentPassword : '';
-  if (!account || !(await verifyPassword(current.slice(0, 1024), account.passwordHash)))
-    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'The current password is incorrect');
-  if (typeof fields.newPassword !== 'string')
-    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'newPassword is required');
-  await admins.setPassword(account.id, fields.newPassword, session.sessionHash);
-  await audit.record({ actor: actorOf(session), action: 'account.password', address });
-}
-
-/** An operator disabling, enabling or removing an account: never the last active operator. */
-export async function manageAccount(
-  admins: AdminsService,
-  audit: AuditService,
-  session: DashboardSession,
-  id: string,
-  change: 'disable' | 'enable' | 'remove',
-  address: string,
-): Promise<void> {
-  requireOperator(session);
-  const account = await admins.findById(id);
-  if (!account) throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND, 'Account not found');
-  if (change !== 'enable' && account.isOperator && account.disabledAt === null) {
-    if ((await admins.activeOperators()) <= 1)
-      throw new LoyaltyException(
-        ErrorCode.INVALID_ARGUMENT,
-        'The last active operator cannot be disabled or removed',
-      );
-  }
-  const done =
-    change === 'remove'
-      ? await admins.remove(id)
-      : await admins.setDisabled(id, change === 'disable');
-  if (!done && change === 'remove')
-    throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND, 'Account not found');
-  // Disabling a disabled account (or enabling an enabled one) changes nothing: no entry to record.
-  if (!done) return;
-  await audit.record({
-    actor: actorOf(session),
-    action: `account.${change}`,
-    target: account.email,
-    address,
-  });
 }

@@ -19,7 +19,7 @@ import { parseTokenScopes } from '../../auth/token-scopes';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { SpacesService } from '../../spaces/spaces.service';
-import { AuditService } from './audit/audit.service';
+import { AuditService, auditActor, failedSignIn } from './audit/audit.service';
 import { DashboardViews } from './dashboard-views.service';
 import { refusalOf } from './page-refusals';
 import { spaceFor } from './accounts/space-access';
@@ -126,11 +126,7 @@ export class DashboardController {
     const admin = await this.admins.verify(email, text(form.password));
     if (!admin) {
       await this.throttle.failed();
-      await this.audit.record({
-        actor: { unknown: /^[^\s@]{1,64}@[^\s@]{1,189}$/.test(email) ? email : '(not an email)' },
-        action: 'sign-in.failed',
-        address: request.ip,
-      });
+      await this.audit.record(await failedSignIn(this.admins, email, request.ip));
       return sendSignInPage(request, reply, 401, 'Email or password is incorrect.', email);
     }
     await this.throttle.succeeded(request.ip, email);
@@ -199,7 +195,7 @@ export class DashboardController {
         expiresAt,
       });
       await this.audit.record({
-        actor: { id: session.adminId, email: session.email },
+        actor: auditActor(session),
         action: 'token.create',
         spaceId,
         target: tokenTarget(created),
@@ -245,7 +241,7 @@ export class DashboardController {
     const token = await this.manageable(session, id);
     if (!(await this.tokens.revoke(token.id))) throw await this.tokenGone(session);
     await this.audit.record({
-      actor: { id: session.adminId, email: session.email },
+      actor: auditActor(session),
       action: 'token.revoke',
       spaceId: token.spaceId,
       target: tokenTarget(token),
@@ -286,7 +282,7 @@ export class DashboardController {
     const rotated = await this.tokens.rotate(token.id, graceMs);
     if (!rotated) throw await this.tokenGone(session);
     await this.audit.record({
-      actor: { id: session.adminId, email: session.email },
+      actor: auditActor(session),
       action: 'token.rotate',
       spaceId: token.spaceId,
       target: tokenTarget(rotated.token),

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsApiController } from './accounts-api.controller';
 import { AdminsService } from './accounts/admins.service';
+import { AccountActions } from './account-actions.service';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DASHBOARD_ENTITIES } from './dashboard.entities';
 import { DashboardController } from './dashboard.controller';
@@ -33,6 +34,7 @@ export class DashboardModule {
         AccountsApiController,
       ],
       providers: [
+        AccountActions,
         AdminsService,
         SessionsService,
         MembersService,

@@ -23,7 +23,7 @@ import { DEFAULT_TOKEN_SCOPES, parseTokenScopes } from '../../auth/token-scopes'
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { SpacesService } from '../../spaces/spaces.service';
-import { AuditService } from './audit/audit.service';
+import { AuditService, auditActor } from './audit/audit.service';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
@@ -72,7 +72,7 @@ export class SettingsApiController {
     const expiresAt = fields.expires === undefined ? null : parseTokenExpiry(fields.expires);
     const created = await this.tokens.create(fields.name, scopes, { spaceId, expiresAt });
     await this.audit.record({
-      actor: { id: session.adminId, email: session.email },
+      actor: auditActor(session),
       action: 'token.create',
       spaceId,
       target: tokenTarget(created),
@@ -109,7 +109,7 @@ export class SettingsApiController {
     const rotated = await this.tokens.rotate(token.id, graceMs);
     if (!rotated) throw new LoyaltyException(ErrorCode.TOKEN_NOT_FOUND);
     await this.audit.record({
-      actor: { id: session.adminId, email: session.email },
+      actor: auditActor(session),
       action: 'token.rotate',
       spaceId: token.spaceId,
       target: tokenTarget(rotated.token),
@@ -134,7 +134,7 @@ export class SettingsApiController {
     if (!(await this.tokens.revoke(token.id)))
       throw new LoyaltyException(ErrorCode.TOKEN_NOT_FOUND);
     await this.audit.record({
-      actor: { id: session.adminId, email: session.email },
+      actor: auditActor(session),
       action: 'token.revoke',
       spaceId: token.spaceId,
       target: tokenTarget(token),

@@ -21,7 +21,7 @@ import { parseDisplayName } from '../../common/text/display-name';
 import { IngestService } from '../../ingest/ingest.service';
 import { parseRecord } from '../../records/ingest-record';
 import { SpacesService } from '../../spaces/spaces.service';
-import { AuditService } from './audit/audit.service';
+import { AuditService, auditActor } from './audit/audit.service';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
@@ -31,8 +31,6 @@ import type { DashboardSession } from './accounts/sessions.service';
 import { SettingsApiFilter } from './settings-api.filter';
 import { MembersService, parseRole } from './accounts/members.service';
 import { spaceFor } from './accounts/space-access';
-
-const actorOf = (session: DashboardSession) => ({ id: session.adminId, email: session.email });
 
 /** The absolute link of an invitation path, on the address the owner reached us at. */
 export function invitationLink(request: FastifyRequest, path: string): string {
@@ -81,7 +79,7 @@ export class TeamsApiController {
       session.adminId,
     );
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'member.invite',
       spaceId,
       target: invitation.email,
@@ -105,7 +103,7 @@ export class TeamsApiController {
     const withdrawn = await this.members.withdraw(spaceId, invitationId);
     if (!withdrawn) throw new LoyaltyException(ErrorCode.INVITATION_NOT_FOUND);
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'invitation.withdraw',
       spaceId,
       target: withdrawn.email,
@@ -127,7 +125,7 @@ export class TeamsApiController {
     const role = parseRole(((body ?? {}) as { role?: unknown }).role);
     const changed = await this.members.setRole(spaceId, accountId, role);
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'member.role',
       spaceId,
       target: changed.email,
@@ -149,7 +147,7 @@ export class TeamsApiController {
     const spaceId = await spaceFor(session, this.spaces, id, 'space.manage');
     const removed = await this.members.remove(spaceId, accountId);
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'member.remove',
       spaceId,
       target: removed.email,
@@ -174,7 +172,7 @@ export class TeamsApiController {
     if (!(await this.spaces.setPrivate(spaceId, isPrivate)))
       throw new LoyaltyException(ErrorCode.SPACE_NOT_FOUND);
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'space.privacy',
       spaceId,
       detail: { private: isPrivate },
@@ -242,7 +240,7 @@ export async function adjustPoints(
     throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, outcome.reason);
   const record = parsed.record as { address: string; points: number };
   await audit.record({
-    actor: { id: input.session.adminId, email: input.session.email },
+    actor: auditActor(input.session),
     action: 'points.adjust',
     spaceId: input.spaceId,
     target: record.address,

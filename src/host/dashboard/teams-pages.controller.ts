@@ -18,9 +18,9 @@ import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { IngestService } from '../../ingest/ingest.service';
 import type { SpaceEntity } from '../../spaces/space.entity';
 import { SpacesService } from '../../spaces/spaces.service';
-import { changeOwnPassword, manageAccount } from './accounts-api.controller';
+import { AccountActions } from './account-actions.service';
 import { AdminInputError, AdminsService } from './accounts/admins.service';
-import { AuditService } from './audit/audit.service';
+import { AuditService, auditActor, AUDIT_ID, failedSignIn } from './audit/audit.service';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, cookieHeader, readCookie } from './cookies';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
@@ -60,12 +60,10 @@ type SeeOther = { url: string; statusCode: 303 };
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
 const seeOther = (url: string): SeeOther => ({ url, statusCode: 303 });
-const actorOf = (session: DashboardSession) => ({ id: session.adminId, email: session.email });
 
 /** Entries on one page of the audit trail. */
 const AUDIT_PAGE_SIZE = 50;
 /** An audit entry id, as the pager hands it back. */
-const AUDIT_ID = /^[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-f]{16}$/;
 
 const MEMBER_NOTICES: Record<string, string | undefined> = {
   role: 'The role was changed.',
@@ -96,6 +94,7 @@ export class TeamsPagesController {
     private readonly spaces: SpacesService,
     private readonly ingest: IngestService,
     private readonly throttle: SignInThrottle,
+    private readonly actions: AccountActions,
     private readonly views: DashboardViews,
   ) {}
 
@@ -118,7 +117,7 @@ export class TeamsPagesController {
     if (!(await this.spaces.setPrivate(space.id, isPrivate)))
       throw await this.views.spaceNotFound(session);
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'space.privacy',
       spaceId: space.id,
       detail: { private: isPrivate },
@@ -199,7 +198,7 @@ export class TeamsPagesController {
         session.adminId,
       );
       await this.audit.record({
-        actor: actorOf(session),
+        actor: auditActor(session),
         action: 'member.invite',
         spaceId: space.id,
         target: invitation.email,
@@ -241,7 +240,7 @@ export class TeamsPagesController {
       );
     }
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'invitation.withdraw',
       spaceId: space.id,
       target: withdrawn.email,
@@ -267,7 +266,7 @@ export class TeamsPagesController {
       return { role: chosen, changed: await this.members.setRole(space.id, accountId, chosen) };
     });
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'member.role',
       spaceId: space.id,
       target: changed.email,
@@ -297,7 +296,7 @@ export class TeamsPagesController {
       this.members.remove(space.id, accountId),
     );
     await this.audit.record({
-      actor: actorOf(session),
+      actor: auditActor(session),
       action: 'member.remove',
       spaceId: space.id,
       target: removed.email,
@@ -369,11 +368,17 @@ export class TeamsPagesController {
       if (!refusal) throw error;
       if (open.accountExists && error instanceof AdminInputError) {
         await this.throttle.failed();
+        await this.audit.record(await failedSignIn(this.admins, open.email, request.ip));
         return again(401, refusal.message);
       }
       return again(refusal.status, refusal.message);
     }
     if (open.accountExists) await this.throttle.succeeded(request.ip, open.email);
+    await this.audit.record({
+      actor: { id: accepted.accountId, email: open.email },
+      action: 'sign-in',
+      address: request.ip,
+    });
     await this.audit.record({
       actor: { id: accepted.accountId, email: open.email },
       action: 'member.join',
@@ -423,9 +428,7 @@ export class TeamsPagesController {
     if (text(form.newPassword) !== text(form.repeatPassword))
       throw await refuse(400, 'The new passwords differ.');
     try {
-      await changeOwnPassword(
-        this.admins,
-        this.audit,
+      await this.actions.changeOwnPassword(
         session,
         { currentPassword: form.currentPassword, newPassword: form.newPassword },
         request.ip,
@@ -619,7 +622,7 @@ export class TeamsPagesController {
   ): Promise<SeeOther> {
     this.operatorOnly(session);
     try {
-      await manageAccount(this.admins, this.audit, session, id, change, request.ip);
+      await this.actions.manage(session, id, change, request.ip);
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) throw error;

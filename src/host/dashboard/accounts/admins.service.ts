@@ -3,7 +3,10 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, Not, Repository } from 'typeorm';
 import { parseDisplayName } from '../../../common/text/display-name';
+import { SqlDialect } from '../../../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../../../storage/dialect/sql-dialect.provider';
 import { TransactionRunner } from '../../../storage/transactions/transaction-runner';
+import { InvitationEntity } from './invitation.entity';
 import { AdminSessionEntity } from './admin-session.entity';
 import { AdminEntity } from './admin.entity';
 import { UNKNOWN_USER_HASH, hashPassword, verifyPassword } from './password-hasher';
@@ -13,6 +16,8 @@ export const MIN_PASSWORD_LENGTH = 12;
 /** Longer passwords are refused before hashing: scrypt time grows with the input. */
 export const MAX_PASSWORD_LENGTH = 1024;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{1,63}$/;
+/** The email column's length. */
+const MAX_EMAIL_LENGTH = 254;
 
 /** A refusal of what someone typed: told as it is, in the page, the endpoint or the CLI. */
 export class AdminInputError extends Error {}
@@ -29,7 +34,10 @@ export interface AccountInfo {
 
 export function normalizeEmail(email: string): string {
   const normalized = email.trim().toLowerCase();
-  if (!EMAIL.test(normalized)) throw new AdminInputError(`"${email}" is not an email address`);
+  if (normalized.length > MAX_EMAIL_LENGTH || !EMAIL.test(normalized)) {
+    const shown = email.length > 60 ? `${email.slice(0, 60)}...` : email;
+    throw new AdminInputError(`"${shown}" is not an email address`);
+  }
   return normalized;
 }
 
@@ -49,6 +57,7 @@ export class AdminsService {
   constructor(
     @InjectRepository(AdminEntity) private readonly admins: Repository<AdminEntity>,
     private readonly transactions: TransactionRunner,
+    @InjectSqlDialect() private readonly dialect: SqlDialect,
   ) {}
 
   /** An operator, as `admin create` makes; members join through invitations instead. */
@@ -121,32 +130,48 @@ export class AdminsService {
     });
   }
 
-  /** Disables (true) or enables an account; disabling ends its sessions in the same transaction. */
-  async setDisabled(id: string, disabled: boolean): Promise<boolean> {
+  /**
+   * Disables, enables or removes an account. Disabling and removing end its sessions and close
+   * the invitations it made, in the same transaction; removing also drops its memberships (the
+   * audit trail keeps its entries). The last active operator is never disabled or removed: the
+   * active operators' rows are locked while they are counted, so two operators disabling each
+   * other at once cannot both succeed. False when the account does not exist or was already in
+   * the state asked for.
+   */
+  async changeAccess(id: string, change: 'disable' | 'enable' | 'remove'): Promise<boolean> {
     return this.transactions.run(async (manager) => {
-      const result = await manager.update(
-        AdminEntity,
-        { id, disabledAt: disabled ? IsNull() : Not(IsNull()) },
-        { disabledAt: disabled ? Date.now() : null },
+      const account = await manager.findOneBy(AdminEntity, { id });
+      if (!account) return false;
+      if (change === 'enable') {
+        const result = await manager.update(
+          AdminEntity,
+          { id, disabledAt: Not(IsNull()) },
+          { disabledAt: null },
+        );
+        return (result.affected ?? 0) > 0;
+      }
+      if (change === 'disable' && account.disabledAt !== null) return false;
+      const operators: Array<{ id: string }> = await manager.query(
+        `SELECT id FROM admins WHERE is_operator = ? AND disabled_at IS NULL${this.dialect.lockRows('update')}`,
+        [true],
       );
-      if (disabled) await manager.delete(AdminSessionEntity, { adminId: id });
-      return (result.affected ?? 0) > 0;
-    });
-  }
-
-  /** Removes an account with its sessions and memberships; the audit trail keeps its entries. */
-  async remove(id: string): Promise<boolean> {
-    return this.transactions.run(async (manager) => {
+      if (operators.length <= 1 && operators.some((operator) => operator.id === id)) {
+        throw new AdminInputError('The last active operator cannot be disabled or removed');
+      }
       await manager.delete(AdminSessionEntity, { adminId: id });
-      await manager.delete(SpaceMemberEntity, { accountId: id });
-      const result = await manager.delete(AdminEntity, { id });
-      return (result.affected ?? 0) > 0;
+      await manager.update(
+        InvitationEntity,
+        { invitedBy: id, closedAt: IsNull() },
+        { closedAt: Date.now() },
+      );
+      if (change === 'disable') {
+        await manager.update(AdminEntity, { id }, { disabledAt: Date.now() });
+      } else {
+        await manager.delete(SpaceMemberEntity, { accountId: id });
+        await manager.delete(AdminEntity, { id });
+      }
+      return true;
     });
-  }
-
-  /** Operators that can still sign in: the last one may not be disabled, removed or demoted. */
-  activeOperators(): Promise<number> {
-    return this.admins.count({ where: { isOperator: true, disabledAt: IsNull() } });
   }
 }
 

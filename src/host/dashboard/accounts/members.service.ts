@@ -5,9 +5,16 @@ import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
 import { ErrorCode } from '../../../common/errors/error-code';
 import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import { parseDisplayName } from '../../../common/text/display-name';
+import { SqlDialect } from '../../../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../../../storage/dialect/sql-dialect.provider';
 import { TransactionRunner } from '../../../storage/transactions/transaction-runner';
 import { AdminEntity } from './admin.entity';
-import { AdminInputError, checkNewPassword, normalizeEmail } from './admins.service';
+import {
+  AdminInputError,
+  checkNewPassword,
+  MAX_PASSWORD_LENGTH,
+  normalizeEmail,
+} from './admins.service';
 import { hashPassword, verifyPassword } from './password-hasher';
 import { InvitationEntity } from './invitation.entity';
 import { isSpaceRole, SpaceRole, SPACE_ROLES } from './roles';
@@ -65,6 +72,7 @@ export class MembersService {
     @InjectRepository(SpaceMemberEntity) private readonly members: Repository<SpaceMemberEntity>,
     @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
     private readonly transactions: TransactionRunner,
+    @InjectSqlDialect() private readonly dialect: SqlDialect,
   ) {}
 
   async rolesOf(accountId: string): Promise<Map<number, SpaceRole>> {
@@ -119,7 +127,10 @@ export class MembersService {
     return this.transactions.run(async (manager) => {
       const member = await manager.findOneBy(SpaceMemberEntity, { spaceId, accountId });
       if (!member) throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND);
-      if (member.role === 'owner' && role !== 'owner') await this.keepAnOwner(manager, spaceId);
+      if (member.role === 'owner' && role !== 'owner') {
+        await this.keepAnOwner(manager, spaceId);
+        await closeInvitationsBy(manager, accountId, spaceId);
+      }
       await manager.update(SpaceMemberEntity, { spaceId, accountId }, { role });
       return { email: await emailOf(manager, accountId), from: member.role };
     });
@@ -131,6 +142,7 @@ export class MembersService {
       const member = await manager.findOneBy(SpaceMemberEntity, { spaceId, accountId });
       if (!member) throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND);
       if (member.role === 'owner') await this.keepAnOwner(manager, spaceId);
+      await closeInvitationsBy(manager, accountId, spaceId);
       await manager.delete(SpaceMemberEntity, { spaceId, accountId });
       return { email: await emailOf(manager, accountId), role: member.role };
     });
@@ -200,6 +212,7 @@ export class MembersService {
     if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
     const row = await this.invitations.findOneBy({ tokenHash: hashSecret(secret) });
     if (!row || row.closedAt !== null || row.expiresAt <= Date.now()) return null;
+    if (!(await inviterMayStill(this.invitations.manager, row))) return null;
     const accountExists = await this.invitations.manager.existsBy(AdminEntity, {
       email: row.email,
     });
@@ -225,7 +238,7 @@ export class MembersService {
         email: open.email,
       });
       existingHash = account.passwordHash;
-      if (!(await verifyPassword(password.slice(0, 1024), existingHash))) {
+      if (!(await verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH), existingHash))) {
         throw new AdminInputError(`The password of ${open.email} is incorrect`);
       }
     } else {
@@ -248,6 +261,9 @@ export class MembersService {
         { closedAt: Date.now() },
       );
       if ((closed.affected ?? 0) === 0) throw new LoyaltyException(ErrorCode.INVITATION_NOT_FOUND);
+      const invitation = await manager.findOneByOrFail(InvitationEntity, { id: open.id });
+      if (!(await inviterMayStill(manager, invitation)))
+        throw new LoyaltyException(ErrorCode.INVITATION_NOT_FOUND);
       let account = await manager.findOneBy(AdminEntity, { email: open.email });
       if (account && account.disabledAt !== null) {
         throw new AdminInputError(`The account ${open.email} is disabled`);
@@ -277,14 +293,42 @@ export class MembersService {
   }
 
   private async keepAnOwner(manager: EntityManager, spaceId: number): Promise<void> {
-    const owners = await manager.countBy(SpaceMemberEntity, { spaceId, role: 'owner' });
-    if (owners <= 1) {
+    // Locked while counted: two owners demoting each other at once cannot both succeed.
+    const owners: unknown[] = await manager.query(
+      `SELECT account_id FROM space_members WHERE space_id = ? AND role = 'owner'${this.dialect.lockRows('update')}`,
+      [spaceId],
+    );
+    if (owners.length <= 1) {
       throw new LoyaltyException(
         ErrorCode.INVALID_ARGUMENT,
         'A space keeps at least one owner: make another member owner first',
       );
     }
   }
+}
+
+/**
+ * Whether an invitation's maker may still invite into its space: an active operator, or an
+ * active owner of the space. An invitation outlives no change of its maker's access.
+ */
+async function inviterMayStill(manager: EntityManager, invitation: InvitationEntity) {
+  const inviter = await manager.findOneBy(AdminEntity, { id: invitation.invitedBy });
+  if (!inviter || inviter.disabledAt !== null) return false;
+  if (inviter.isOperator) return true;
+  const member = await manager.findOneBy(SpaceMemberEntity, {
+    spaceId: invitation.spaceId,
+    accountId: inviter.id,
+  });
+  return member?.role === 'owner';
+}
+
+/** Closes the open invitations an account made into a space, when it stops owning it. */
+async function closeInvitationsBy(manager: EntityManager, accountId: string, spaceId: number) {
+  await manager.update(
+    InvitationEntity,
+    { invitedBy: accountId, spaceId, closedAt: IsNull() },
+    { closedAt: Date.now() },
+  );
 }
 
 async function emailOf(manager: EntityManager, accountId: string) {

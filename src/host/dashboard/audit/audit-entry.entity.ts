@@ -6,8 +6,7 @@ import { asNumber } from '../../../storage/schema/numeric.transformer';
  * service only ever inserts and reads these rows.
  */
 @Entity({ name: 'audit_log' })
-@Index('ix_audit_log_at', ['at', 'id'])
-@Index('ix_audit_log_space', ['spaceId', 'at', 'id'])
+@Index('ix_audit_log_space', ['spaceId', 'id'])
 export class AuditEntryEntity {
   /** Time-ordered: entries written in one millisecond by one instance keep their order. */
   @PrimaryColumn({ type: 'varchar', length: 36 })

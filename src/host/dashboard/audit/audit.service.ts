@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Brackets, Repository } from 'typeorm';
@@ -51,6 +51,32 @@ export interface AuditEntry {
   address: string | null;
 }
 
+/** The actor of a signed-in account's action. */
+export const auditActor = (session: { adminId: string; email: string }): AuditActor => ({
+  id: session.adminId,
+  email: session.email,
+});
+
+/**
+ * The entry of a failed sign-in: the account's email when one has the email typed, else
+ * `(unknown email)`, never what was typed (it may be a password typed in the wrong field).
+ */
+export async function failedSignIn(
+  accounts: { findByEmail(email: string): Promise<{ email: string } | null> },
+  typed: string,
+  address: string,
+): Promise<AuditEvent> {
+  const account = typed.length <= 254 ? await accounts.findByEmail(typed) : null;
+  return {
+    actor: { unknown: account?.email ?? '(unknown email)' },
+    action: 'sign-in.failed',
+    address,
+  };
+}
+
+/** What an audit entry id looks like (see auditId): anything else is no paging cursor. */
+export const AUDIT_ID = /^[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-f]{16}$/;
+
 export const AUDIT_CSV_HEADER = 'at,actor,action,space_id,target,detail,address,id';
 export const MAX_AUDIT_PAGE = 500;
 
@@ -70,11 +96,28 @@ const clip = (value: string, length: number) =>
  */
 @Injectable()
 export class AuditService {
+  private readonly logger = new Logger(AuditService.name);
+
   constructor(
     @InjectRepository(AuditEntryEntity) private readonly entries: Repository<AuditEntryEntity>,
   ) {}
 
+  /**
+   * Records an action that has happened (its change is committed). The answer to the user does
+   * not depend on it: should the database refuse the entry, the action stands, and the entry is
+   * written to the error log in full instead, so that it is not lost.
+   */
   async record(event: AuditEvent): Promise<void> {
+    try {
+      await this.insert(event);
+    } catch (error) {
+      this.logger.error(
+        `Audit entry not stored (${(error as Error).message}): ${JSON.stringify(event)}`,
+      );
+    }
+  }
+
+  private async insert(event: AuditEvent): Promise<void> {
     const at = Date.now();
     const actor = event.actor;
     const detail = event.detail ? JSON.stringify(event.detail) : null;
