@@ -28,6 +28,8 @@ export interface CreateAppOptions extends AppModuleExtras {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** How long a shutdown waits for requests in flight (what Apollo's drain plugin allowed). */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /** A caller's own request id is kept when it is sane, so logs on both sides line up. */
 function requestIdOf(request: IncomingMessage): string {
@@ -108,6 +110,11 @@ export async function createApp(
     // Shutting down: every new request, on any route and on a kept-alive connection too.
     reply.header('connection', 'close');
     refuse(reply, request, ErrorCode.SERVICE_UNAVAILABLE, SHUTTING_DOWN);
+  });
+  // Requests in flight finish, but no longer than this: then their connections are cut.
+  fastify.addHook('preClose', (done) => {
+    setTimeout(() => fastify.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    done();
   });
   if (!corsEnabled) {
     fastify.addHook('onRequest', (request, reply, done) => {

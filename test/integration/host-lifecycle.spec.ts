@@ -114,6 +114,32 @@ describe.each(DB_KINDS)('the host starting and stopping on %s', (kind) => {
     }
   });
 
+  it('cuts a request still in flight 10 s into a shutdown, and finishes closing', async () => {
+    const t = await startTestApp(kind);
+    const connection = keptConnection(new URL(t.url));
+    const { token } = await t.app.get(AccessTokensService).create('slow', ['ingest']);
+    try {
+      // A client that stops sending its body half-way.
+      const stalled = connection.start('POST', '/ingest', {
+        'content-type': 'application/x-ndjson',
+        'access-token': token,
+        'content-length': 1000,
+      });
+      stalled.request.write('{"type":"space",');
+      const load = t.app.get(IngestLoad);
+      await until(() => load.requestsInFlight === 1, 'the ingest request to arrive');
+      const started = Date.now();
+      await t.app.close();
+      const took = Date.now() - started;
+      expect(took).toBeGreaterThanOrEqual(9_500);
+      expect(took).toBeLessThan(15_000);
+      await expect(stalled.answer).rejects.toThrow(/socket hang up|ECONNRESET/);
+    } finally {
+      connection.agent.destroy();
+      await t.db.drop();
+    }
+  });
+
   it('answers every request on a kept-alive connection during shutdown in the envelope, with Connection: close', async () => {
     const t = await startTestApp(kind);
     const base = new URL(t.url);
