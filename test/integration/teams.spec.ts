@@ -109,9 +109,9 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
       expect(errorOf(foreign)).toMatchObject({ message: 'Space not found' });
 
       const deployment = await owner.post('/settings/server-api/tokens', { name: 'everything' });
-      expect(deployment.status).toBe(400);
+      expect(deployment.status).toBe(403);
       expect(errorOf(deployment).message).toBe(
-        `spaceId is required: you may create tokens for space ${SPACE_A}`,
+        `Only operators make deployment tokens: choose one of your spaces (spaceId ${SPACE_A})`,
       );
     });
 

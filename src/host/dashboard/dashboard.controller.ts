@@ -13,17 +13,15 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccessTokenInfo, AccessTokensService } from '../../auth/access-tokens.service';
+import type { AccessTokenInfo } from '../../auth/access-tokens.service';
 import { parseRotationGrace, parseTokenExpiry } from '../../auth/token-expiry';
 import { parseTokenScopes } from '../../auth/token-scopes';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { SpacesService } from '../../spaces/spaces.service';
-import { AuditService, auditActor, failedSignIn } from './audit/audit.service';
+import { AuditService, failedSignIn } from './audit/audit.service';
 import { DashboardViews } from './dashboard-views.service';
+import { TokenActions } from './token-actions.service';
 import { refusalOf } from './page-refusals';
-import { spaceFor } from './accounts/space-access';
-import { tokenTarget } from './accounts/token-access';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
@@ -68,10 +66,9 @@ export class DashboardController {
     private readonly admins: AdminsService,
     private readonly sessions: SessionsService,
     private readonly throttle: SignInThrottle,
-    private readonly tokens: AccessTokensService,
-    private readonly spaces: SpacesService,
     private readonly audit: AuditService,
     private readonly views: DashboardViews,
+    private readonly actions: TokenActions,
   ) {}
 
   /** The guard sends whoever is not signed in to the sign-in page. */
@@ -188,20 +185,16 @@ export class DashboardController {
     // Unchecked boxes are not sent: no scope at all is refused, never read as the default.
     const scopes = values(form.scopes);
     try {
-      const spaceId = await this.tokenOwner(session, form.spaceId);
-      const expiresAt = formExpiry(form.expires, form.expiresOn);
-      const created = await this.tokens.create(text(form.name), parseTokenScopes(scopes), {
-        spaceId,
-        expiresAt,
-      });
-      await this.audit.record({
-        actor: auditActor(session),
-        action: 'token.create',
-        spaceId,
-        target: tokenTarget(created),
-        detail: { scopes: created.scopes, expiresAt: created.expiresAt },
-        address: request.ip,
-      });
+      const created = await this.actions.create(
+        session,
+        {
+          name: text(form.name),
+          scopes: parseTokenScopes(scopes),
+          spaceId: form.spaceId,
+          expiresAt: formExpiry(form.expires, form.expiresOn),
+        },
+        request.ip,
+      );
       return await this.views.settings(session, { created });
     } catch (error) {
       const refusal = refusalOf(error);
@@ -238,15 +231,11 @@ export class DashboardController {
     @Req() request: FastifyRequest,
     @Param('id') id: string,
   ): Promise<void> {
-    const token = await this.manageable(session, id);
-    if (!(await this.tokens.revoke(token.id))) throw await this.tokenGone(session);
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'token.revoke',
-      spaceId: token.spaceId,
-      target: tokenTarget(token),
-      address: request.ip,
-    });
+    try {
+      await this.actions.revoke(session, id, request.ip);
+    } catch (error) {
+      throw await this.pageRefusal(session, error);
+    }
   }
 
   @Get('settings/server-api/tokens/:id/rotate')
@@ -279,16 +268,12 @@ export class DashboardController {
         rotatePage(session, token, { error: refusal.message }),
       );
     }
-    const rotated = await this.tokens.rotate(token.id, graceMs);
-    if (!rotated) throw await this.tokenGone(session);
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'token.rotate',
-      spaceId: token.spaceId,
-      target: tokenTarget(rotated.token),
-      detail: { previous: rotated.previous.prefix, graceSeconds: graceMs / 1000 },
-      address: request.ip,
-    });
+    let rotated: Awaited<ReturnType<TokenActions['rotate']>>;
+    try {
+      rotated = await this.actions.rotate(session, token.id, graceMs, request.ip);
+    } catch (error) {
+      throw await this.pageRefusal(session, error);
+    }
     return this.views.settings(session, {
       rotated: {
         token: rotated.token,
@@ -314,31 +299,25 @@ export class DashboardController {
     return page;
   }
 
-  /**
-   * Where a new token belongs: the space chosen, which the account must own (or operate), or the
-   * deployment (operators only; also when the form names none, as before spaces had tokens).
-   */
-  private async tokenOwner(session: DashboardSession, value: unknown): Promise<number | null> {
-    if (value === undefined || value === '' || value === 'deployment') {
-      if (session.access.operator) return null;
-      throw new LoyaltyException(
-        ErrorCode.PERMISSION_DENIED,
-        'Only operators make deployment tokens: choose one of your spaces',
-      );
-    }
-    return spaceFor(session, this.spaces, value, 'space.manage');
-  }
-
   /** A live token the account may manage; any other, existing or not, is "does not exist". */
   private async manageable(session: DashboardSession, id: string): Promise<AccessTokenInfo> {
-    const token = await this.tokens.find(id);
-    const allowed =
-      token !== null &&
-      (token.spaceId === null
-        ? session.access.operator
-        : session.access.can('space.manage', token.spaceId));
-    if (!allowed) throw await this.tokenGone(session);
-    return token;
+    try {
+      return await this.actions.manageable(session, id);
+    } catch (error) {
+      throw await this.pageRefusal(session, error);
+    }
+  }
+
+  /** A token action's refusal as the Server API page shows it. */
+  private async pageRefusal(session: DashboardSession, error: unknown): Promise<unknown> {
+    if (error instanceof LoyaltyException && error.code === ErrorCode.TOKEN_NOT_FOUND)
+      return this.tokenGone(session);
+    const refusal = refusalOf(error);
+    if (!refusal) return error;
+    return new DashboardPageException(
+      refusal.status,
+      await this.views.settings(session, { error: refusal.message }),
+    );
   }
 
   private async tokenGone(session: DashboardSession): Promise<DashboardPageException> {

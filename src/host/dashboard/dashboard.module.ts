@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsApiController } from './accounts-api.controller';
 import { AdminsService } from './accounts/admins.service';
 import { AccountActions } from './account-actions.service';
+import { TokenActions } from './token-actions.service';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DASHBOARD_ENTITIES } from './dashboard.entities';
 import { DashboardController } from './dashboard.controller';
@@ -35,6 +36,7 @@ export class DashboardModule {
       ],
       providers: [
         AccountActions,
+        TokenActions,
         AdminsService,
         SessionsService,
         MembersService,
