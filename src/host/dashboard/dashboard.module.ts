@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsApiController } from './accounts-api.controller';
 import { AdminsService } from './accounts/admins.service';
 import { AccountActions } from './account-actions.service';
+import { TeamActions } from './team-actions.service';
 import { TokenActions } from './token-actions.service';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DASHBOARD_ENTITIES } from './dashboard.entities';
@@ -37,6 +38,7 @@ export class DashboardModule {
       providers: [
         AccountActions,
         TokenActions,
+        TeamActions,
         AdminsService,
         SessionsService,
         MembersService,

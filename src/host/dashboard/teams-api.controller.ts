@@ -14,23 +14,23 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { parseDisplayName } from '../../common/text/display-name';
-import { IngestService } from '../../ingest/ingest.service';
-import { parseRecord } from '../../records/ingest-record';
 import { SpacesService } from '../../spaces/spaces.service';
-import { AuditService, auditActor } from './audit/audit.service';
+import { MembersService } from './accounts/members.service';
+import type { DashboardSession } from './accounts/sessions.service';
+import { spaceFor } from './accounts/space-access';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
-import type { DashboardSession } from './accounts/sessions.service';
 import { SettingsApiFilter } from './settings-api.filter';
-import { MembersService, parseRole } from './accounts/members.service';
-import { spaceFor } from './accounts/space-access';
+import { TeamActions } from './team-actions.service';
+
+type Fields = Record<string, unknown>;
+const fieldsOf = (body: unknown): Fields =>
+  body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Fields) : {};
 
 /** The absolute link of an invitation path, on the address the owner reached us at. */
 export function invitationLink(request: FastifyRequest, path: string): string {
@@ -49,8 +49,7 @@ export class TeamsApiController {
   constructor(
     private readonly spaces: SpacesService,
     private readonly members: MembersService,
-    private readonly audit: AuditService,
-    private readonly ingest: IngestService,
+    private readonly actions: TeamActions,
   ) {}
 
   @Get('members')
@@ -71,23 +70,13 @@ export class TeamsApiController {
     @Body() body: unknown,
   ) {
     const spaceId = await spaceFor(session, this.spaces, id, 'space.manage');
-    const fields = (body ?? {}) as { email?: unknown; role?: unknown };
-    const invitation = await this.members.invite(
+    const { path, ...invitation } = await this.actions.invite(
+      session,
       spaceId,
-      fields.email,
-      fields.role,
-      session.adminId,
+      fieldsOf(body),
+      request.ip,
     );
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'member.invite',
-      spaceId,
-      target: invitation.email,
-      detail: { role: invitation.role, expiresAt: invitation.expiresAt },
-      address: request.ip,
-    });
-    const { path, ...info } = invitation;
-    return { ...info, link: invitationLink(request, path) };
+    return { ...invitation, link: invitationLink(request, path) };
   }
 
   @Delete('invitations/:invitationId')
@@ -100,16 +89,7 @@ export class TeamsApiController {
     @Param('invitationId') invitationId: string,
   ): Promise<void> {
     const spaceId = await spaceFor(session, this.spaces, id, 'space.manage');
-    const withdrawn = await this.members.withdraw(spaceId, invitationId);
-    if (!withdrawn) throw new LoyaltyException(ErrorCode.INVITATION_NOT_FOUND);
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'invitation.withdraw',
-      spaceId,
-      target: withdrawn.email,
-      detail: { role: withdrawn.role },
-      address: request.ip,
-    });
+    await this.actions.withdraw(session, spaceId, invitationId, request.ip);
   }
 
   @Patch('members/:accountId')
@@ -122,16 +102,13 @@ export class TeamsApiController {
     @Body() body: unknown,
   ) {
     const spaceId = await spaceFor(session, this.spaces, id, 'space.manage');
-    const role = parseRole(((body ?? {}) as { role?: unknown }).role);
-    const changed = await this.members.setRole(spaceId, accountId, role);
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'member.role',
+    const role = await this.actions.setRole(
+      session,
       spaceId,
-      target: changed.email,
-      detail: { from: changed.from, to: role },
-      address: request.ip,
-    });
+      accountId,
+      fieldsOf(body).role,
+      request.ip,
+    );
     return { accountId, role };
   }
 
@@ -145,15 +122,7 @@ export class TeamsApiController {
     @Param('accountId') accountId: string,
   ): Promise<void> {
     const spaceId = await spaceFor(session, this.spaces, id, 'space.manage');
-    const removed = await this.members.remove(spaceId, accountId);
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'member.remove',
-      spaceId,
-      target: removed.email,
-      detail: { role: removed.role },
-      address: request.ip,
-    });
+    await this.actions.removeMember(session, spaceId, accountId, request.ip);
   }
 
   /** `{ "private": true }`: only the space's own tokens and deployment tokens read it. */
@@ -166,25 +135,14 @@ export class TeamsApiController {
     @Body() body: unknown,
   ) {
     const spaceId = await spaceFor(session, this.spaces, id, 'space.manage');
-    const isPrivate = ((body ?? {}) as { private?: unknown }).private;
+    const isPrivate = fieldsOf(body).private;
     if (typeof isPrivate !== 'boolean')
       throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'private must be true or false');
-    if (!(await this.spaces.setPrivate(spaceId, isPrivate)))
-      throw new LoyaltyException(ErrorCode.SPACE_NOT_FOUND);
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'space.privacy',
-      spaceId,
-      detail: { private: isPrivate },
-      address: request.ip,
-    });
+    await this.actions.setPrivacy(session, spaceId, isPrivate, request.ip);
     return { spaceId, private: isPrivate };
   }
 
-  /**
-   * Grants (positive) or deducts (negative) points for one address, with a reason: a points record
-   * with a fresh key, applied as ingestion applies it, and an audit entry.
-   */
+  /** `{ address, points, reason }`: grants (or, negative, deducts) points for one address. */
   @Post('points')
   @CsrfProtected({ from: 'header' })
   async adjustPoints(
@@ -194,58 +152,6 @@ export class TeamsApiController {
     @Body() body: unknown,
   ) {
     const spaceId = await spaceFor(session, this.spaces, id, 'space.edit');
-    const fields = (body ?? {}) as { address?: unknown; points?: unknown; reason?: unknown };
-    return adjustPoints(this.ingest, this.audit, {
-      session,
-      spaceId,
-      address: fields.address,
-      points: fields.points,
-      reason: fields.reason,
-      clientAddress: request.ip,
-    });
+    return this.actions.adjustPoints(session, spaceId, fieldsOf(body), request.ip);
   }
-}
-
-/** The dashboard's points adjustment, shared by the endpoint and the space page's form. */
-export async function adjustPoints(
-  ingest: IngestService,
-  audit: AuditService,
-  input: {
-    session: DashboardSession;
-    spaceId: number;
-    address: unknown;
-    points: unknown;
-    reason: unknown;
-    clientAddress: string;
-  },
-): Promise<{ key: string; address: string; points: number }> {
-  const reason = parseDisplayName(input.reason, 'Reason');
-  const points =
-    typeof input.points === 'string' && /^-?\d{1,15}$/.test(input.points.trim())
-      ? Number(input.points.trim())
-      : input.points;
-  if (points === 0) throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'points must not be 0');
-  const key = `dashboard:${randomUUID()}`;
-  const parsed = parseRecord({
-    type: 'points',
-    key,
-    spaceId: input.spaceId,
-    address: typeof input.address === 'string' ? input.address.trim() : input.address,
-    points,
-    occurredAt: new Date().toISOString(),
-  });
-  if (!parsed.ok) throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, parsed.reason);
-  const [outcome] = await ingest.applyRecords([parsed.record]);
-  if (outcome.status === 'refused')
-    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, outcome.reason);
-  const record = parsed.record as { address: string; points: number };
-  await audit.record({
-    actor: auditActor(input.session),
-    action: 'points.adjust',
-    spaceId: input.spaceId,
-    target: record.address,
-    detail: { points: record.points, reason, key },
-    address: input.clientAddress,
-  });
-  return { key, address: record.address, points: record.points };
 }

@@ -15,12 +15,12 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { IngestService } from '../../ingest/ingest.service';
 import type { SpaceEntity } from '../../spaces/space.entity';
 import { SpacesService } from '../../spaces/spaces.service';
 import { AccountActions } from './account-actions.service';
+import { TeamActions } from './team-actions.service';
 import { AdminInputError, AdminsService } from './accounts/admins.service';
-import { AuditService, auditActor, AUDIT_ID, failedSignIn } from './audit/audit.service';
+import { AuditService, AUDIT_ID, failedSignIn } from './audit/audit.service';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, cookieHeader, readCookie } from './cookies';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
@@ -35,8 +35,8 @@ import { refusalOf } from './page-refusals';
 import { PublicDashboardRoute } from './public-dashboard-route.decorator';
 import { DashboardSession, SESSION_TTL_MS, SessionsService } from './accounts/sessions.service';
 import { SignInThrottle } from './sign-in-throttle.service';
-import { adjustPoints, invitationLink } from './teams-api.controller';
-import { MembersService, OpenInvitation, parseRole } from './accounts/members.service';
+import { invitationLink } from './teams-api.controller';
+import { MembersService, OpenInvitation } from './accounts/members.service';
 import type { Permission } from './accounts/roles';
 import { requireOperator, spaceFor } from './accounts/space-access';
 import type { SafeHtml } from './views/html';
@@ -92,9 +92,9 @@ export class TeamsPagesController {
     private readonly members: MembersService,
     private readonly audit: AuditService,
     private readonly spaces: SpacesService,
-    private readonly ingest: IngestService,
     private readonly throttle: SignInThrottle,
     private readonly actions: AccountActions,
+    private readonly team: TeamActions,
     private readonly views: DashboardViews,
   ) {}
 
@@ -114,15 +114,13 @@ export class TeamsPagesController {
       throw new DashboardPageException(400, page);
     }
     const isPrivate = choice === 'true';
-    if (!(await this.spaces.setPrivate(space.id, isPrivate)))
-      throw await this.views.spaceNotFound(session);
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'space.privacy',
-      spaceId: space.id,
-      detail: { private: isPrivate },
-      address: request.ip,
-    });
+    try {
+      await this.team.setPrivacy(session, space.id, isPrivate, request.ip);
+    } catch (error) {
+      if (error instanceof LoyaltyException && error.code === ErrorCode.SPACE_NOT_FOUND)
+        throw await this.views.spaceNotFound(session);
+      throw error;
+    }
     return seeOther(`/dashboard/spaces/${space.id}?notice=${isPrivate ? 'private' : 'public'}`);
   }
 
@@ -138,14 +136,7 @@ export class TeamsPagesController {
     const space = await this.space(session, id, 'space.edit');
     const form = body ?? {};
     try {
-      const adjusted = await adjustPoints(this.ingest, this.audit, {
-        session,
-        spaceId: space.id,
-        address: form.address,
-        points: form.points,
-        reason: form.reason,
-        clientAddress: request.ip,
-      });
+      const adjusted = await this.team.adjustPoints(session, space.id, form, request.ip);
       // The space page then finds the address: its new points and rank show at once.
       const address = encodeURIComponent(adjusted.address);
       return seeOther(`/dashboard/spaces/${space.id}?notice=adjusted&address=${address}`);
@@ -191,20 +182,7 @@ export class TeamsPagesController {
     const space = await this.space(session, id, 'space.manage');
     const form = body ?? {};
     try {
-      const invitation = await this.members.invite(
-        space.id,
-        form.email,
-        form.role,
-        session.adminId,
-      );
-      await this.audit.record({
-        actor: auditActor(session),
-        action: 'member.invite',
-        spaceId: space.id,
-        target: invitation.email,
-        detail: { role: invitation.role, expiresAt: invitation.expiresAt },
-        address: request.ip,
-      });
+      const invitation = await this.team.invite(session, space.id, form, request.ip);
       const link = invitationLink(request, invitation.path);
       return await this.renderMembers(session, space, { created: { ...invitation, link } });
     } catch (error) {
@@ -230,8 +208,11 @@ export class TeamsPagesController {
     @Param('invitationId') invitationId: string,
   ): Promise<SeeOther> {
     const space = await this.space(session, id, 'space.manage');
-    const withdrawn = await this.members.withdraw(space.id, invitationId);
-    if (!withdrawn) {
+    try {
+      await this.team.withdraw(session, space.id, invitationId, request.ip);
+    } catch (error) {
+      if (!(error instanceof LoyaltyException && error.code === ErrorCode.INVITATION_NOT_FOUND))
+        throw error;
       throw new DashboardPageException(
         404,
         await this.renderMembers(session, space, {
@@ -239,14 +220,6 @@ export class TeamsPagesController {
         }),
       );
     }
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'invitation.withdraw',
-      spaceId: space.id,
-      target: withdrawn.email,
-      detail: { role: withdrawn.role },
-      address: request.ip,
-    });
     return seeOther(`/dashboard/spaces/${space.id}/members?notice=withdrawn`);
   }
 
@@ -261,18 +234,9 @@ export class TeamsPagesController {
     @Body() body: Form | undefined,
   ): Promise<SeeOther> {
     const space = await this.space(session, id, 'space.manage');
-    const { role, changed } = await this.memberChange(session, space, async () => {
-      const chosen = parseRole((body ?? {}).role);
-      return { role: chosen, changed: await this.members.setRole(space.id, accountId, chosen) };
-    });
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'member.role',
-      spaceId: space.id,
-      target: changed.email,
-      detail: { from: changed.from, to: role },
-      address: request.ip,
-    });
+    const role = await this.memberChange(session, space, () =>
+      this.team.setRole(session, space.id, accountId, (body ?? {}).role, request.ip),
+    );
     // Who gave up owning the space can no longer open its members page.
     const ownRole = accountId === session.adminId && !session.access.operator;
     return seeOther(
@@ -292,17 +256,9 @@ export class TeamsPagesController {
     @Param('accountId') accountId: string,
   ): Promise<SeeOther> {
     const space = await this.space(session, id, 'space.manage');
-    const removed = await this.memberChange(session, space, () =>
-      this.members.remove(space.id, accountId),
+    await this.memberChange(session, space, () =>
+      this.team.removeMember(session, space.id, accountId, request.ip),
     );
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'member.remove',
-      spaceId: space.id,
-      target: removed.email,
-      detail: { role: removed.role },
-      address: request.ip,
-    });
     return seeOther(
       accountId === session.adminId && !session.access.operator
         ? '/dashboard/spaces'
