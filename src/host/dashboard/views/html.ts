@@ -35,3 +35,38 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
 export function formatTime(iso: string | null): string {
   return iso === null ? 'Never' : iso.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
 }
+
+/** A column of a {@link dataTable}: its label, `num` for right-aligned numbers. */
+export type Column = string | { label: string; num?: boolean };
+/** The last column of a table whose rows end with their actions: a label for screen readers. */
+export const ACTIONS_COLUMN: Column = { label: '' };
+
+/** A table of rows with a caption for screen readers and one header row. */
+export function dataTable(
+  className: string,
+  caption: string,
+  columns: readonly Column[],
+  rows: readonly SafeHtml[],
+): SafeHtml {
+  const header = columns.map((column) => {
+    if (column === ACTIONS_COLUMN)
+      return html`<th scope="col"><span class="visually-hidden">Actions</span></th>`;
+    const { label, num } = typeof column === 'string' ? { label: column, num: false } : column;
+    return num
+      ? html`<th scope="col" class="num">${label}</th>`
+      : html`<th scope="col">${label}</th>`;
+  });
+  return html`<table class="${className}">
+    <caption class="visually-hidden">
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        ${header}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}

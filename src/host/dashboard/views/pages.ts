@@ -5,7 +5,7 @@ import type { Address } from '../../../profiles/address.model';
 import type { Quest } from '../../../quests/quest.model';
 import type { Space } from '../../../spaces/space.model';
 import type { Sprint } from '../../../spaces/sprint.model';
-import { formatTime, html, SafeHtml } from './html';
+import { ACTIONS_COLUMN, dataTable, formatTime, html, SafeHtml } from './html';
 import { layout, LayoutContext } from './layout';
 
 /** A page's signed-in account: its email, name, session CSRF token and what it may reach. */
@@ -253,26 +253,21 @@ export function settingsPage(session: Signed, options: SettingsView): SafeHtml {
   const table =
     options.tokens.length === 0
       ? html`<p class="empty">No tokens yet.</p>`
-      : html`<table class="tokens">
-          <caption class="visually-hidden">
-            API tokens
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Token</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Belongs to</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col"><span class="visually-hidden">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>`;
+      : dataTable(
+          'tokens',
+          'API tokens',
+          [
+            'Name',
+            'Token',
+            'Scopes',
+            'Belongs to',
+            'Created',
+            'Expires',
+            'Last used',
+            ACTIONS_COLUMN,
+          ],
+          rows,
+        );
   return layout(
     { title: 'Settings', active: 'settings', ...session },
     html`<h1>Settings</h1>
@@ -534,23 +529,8 @@ export function spacePage(session: Signed, view: SpaceView): SafeHtml {
         ${alert(view.error)} ${search}
         ${
           board
-            ? html`<table class="board">
-                  <caption class="visually-hidden">
-                    Leaderboard
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Rank</th>
-                      <th scope="col">Address</th>
-                      <th scope="col">User</th>
-                      <th scope="col" class="num">Points</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${rows}
-                  </tbody>
-                </table>
-                ${pager}`
+            ? html`${dataTable('board', 'Leaderboard', ['Rank', 'Address', 'User', { label: 'Points', num: true }], rows)}
+              ${pager}`
             : ''
         }
       </section>
@@ -560,27 +540,21 @@ export function spacePage(session: Signed, view: SpaceView): SafeHtml {
         ${
           view.quests.length === 0
             ? html`<p class="empty">No quests.</p>`
-            : html`<table class="quests">
-                <thead>
-                  <tr>
-                    <th scope="col">Quest</th>
-                    <th scope="col">Status</th>
-                    <th scope="col" class="num">Participants</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${view.quests.map(
-                    (quest) =>
-                      html`<tr>
-                        <td data-label="Quest">${quest.name}</td>
-                        <td data-label="Status">
-                          <span class="status ${quest.status}">${quest.status}</span>
-                        </td>
-                        <td data-label="Participants" class="num">${quest.participantsCount}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : dataTable(
+                'quests',
+                'Quests',
+                ['Quest', 'Status', { label: 'Participants', num: true }],
+                view.quests.map(
+                  (quest) =>
+                    html`<tr>
+                      <td data-label="Quest">${quest.name}</td>
+                      <td data-label="Status">
+                        <span class="status ${quest.status}">${quest.status}</span>
+                      </td>
+                      <td data-label="Participants" class="num">${quest.participantsCount}</td>
+                    </tr>`,
+                ),
+              )
         }
       </section>`,
   );

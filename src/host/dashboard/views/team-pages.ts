@@ -1,4 +1,4 @@
-import { formatTime, html, SafeHtml } from './html';
+import { ACTIONS_COLUMN, dataTable, formatTime, html, SafeHtml } from './html';
 import { layout, NavItem } from './layout';
 import { alert, ROLE_LABELS, roleBadge, RoleName, Signed } from './pages';
 
@@ -161,23 +161,12 @@ export function membersPage(session: Signed, view: MembersView): SafeHtml {
         ${
           view.members.length === 0
             ? html`<p class="empty">No members yet.</p>`
-            : html`<table class="members">
-                <caption class="visually-hidden">
-                  Members
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Since</th>
-                    <th scope="col"><span class="visually-hidden">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${memberRows}
-                </tbody>
-              </table>`
+            : dataTable(
+                'members',
+                'Members',
+                ['Name', 'Email', 'Role', 'Since', ACTIONS_COLUMN],
+                memberRows,
+              )
         }
       </section>
       <section class="card" aria-labelledby="invite-title">
@@ -206,22 +195,12 @@ export function membersPage(session: Signed, view: MembersView): SafeHtml {
         ${
           view.invitations.length === 0
             ? html`<p class="empty">No open invitations.</p>`
-            : html`<table class="invitations">
-                <caption class="visually-hidden">
-                  Open invitations
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col"><span class="visually-hidden">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${invitationRows}
-                </tbody>
-              </table>`
+            : dataTable(
+                'invitations',
+                'Open invitations',
+                ['Email', 'Role', 'Expires', ACTIONS_COLUMN],
+                invitationRows,
+              )
         }
       </section>`,
   );
@@ -442,24 +421,7 @@ export function accountsPage(
           account signs it out everywhere. New operators come from
           <code>npm run cli -- admin create</code>; members join through a space's invitation.
         </p>
-        <table class="accounts">
-          <caption class="visually-hidden">
-            Accounts
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col"><span class="visually-hidden">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
+        ${dataTable('accounts', 'Accounts', ['Email', 'Name', 'Kind', 'Status', 'Created', ACTIONS_COLUMN], rows)}
       </section>`,
   );
 }
@@ -556,25 +518,12 @@ export function auditPage(session: Signed, view: AuditView): SafeHtml {
         ${
           view.entries.length === 0
             ? html`<p class="empty">No entries${view.paged ? ' before these' : ''}.</p>`
-            : html`<table class="audit">
-                <caption class="visually-hidden">
-                  Audit entries, newest first
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Actor</th>
-                    <th scope="col">Action</th>
-                    <th scope="col">Space</th>
-                    <th scope="col">Target</th>
-                    <th scope="col">Detail</th>
-                    <th scope="col">Address</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
+            : dataTable(
+                'audit',
+                'Audit entries, newest first',
+                ['Time', 'Actor', 'Action', 'Space', 'Target', 'Detail', 'Address'],
+                rows,
+              )
         }
         <nav class="pager" aria-label="Audit pages">
           ${
