@@ -8,12 +8,12 @@ import {
 } from '../leaderboards/ledger/points-ledger.service';
 import { RankIndexService } from '../leaderboards/rank-index/rank-index.service';
 import { ProfilesService } from '../profiles/profiles.service';
-import { QuestsService } from '../quests/quests.service';
+import { QuestsService, unknownQuest } from '../quests/quests.service';
 import { SpacesService } from '../spaces/spaces.service';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import type { IngestRecord, PointsRecord } from '../records/ingest-record';
 import type { RecordOutcome } from '../records/record-outcome';
-import { outsideSpace, profileOutsideSpace, WriteScope } from './write-scope';
+import { idOfAnotherSpace, outsideSpace, profileOutsideSpace, WriteScope } from './write-scope';
 
 export interface IngestSummary {
   accepted: number;
@@ -148,36 +148,45 @@ export class IngestService {
   }
 
   /**
-   * The refusal of a record that would write outside the space `own`, or undefined. A sprint or
-   * quest already stored belongs to its space for good, so its stored space decides; a
-   * participation belongs to its quest's space (an unknown quest is refused as from anyone).
+   * The refusal of a record that would write outside the space `own`, or undefined. A record that
+   * names another space in its own fields is refused naming it (it said so itself). What is stored
+   * in another space is never named: a sprint or quest id stored there (it belongs to its space for
+   * good) is refused as taken by "another space", and a participation in a quest of another space
+   * is refused exactly as one in an unknown quest, so a private space's quests stay unseen.
    */
   private async outsideOwnSpace(
     manager: EntityManager,
     record: IngestRecord,
     own: number,
   ): Promise<RecordOutcome | undefined> {
-    const check = (field: string, target: number | null | undefined) =>
-      target !== null && target !== undefined && target !== own
-        ? outsideSpace(field, own, target)
-        : undefined;
+    const named = (field: string, target: number | undefined) =>
+      target !== undefined && target !== own ? outsideSpace(field, own, target) : undefined;
+    const elsewhere = (stored: number | null) => stored !== null && stored !== own;
     switch (record.type) {
       case 'points':
-        return check('spaceId', record.spaceId);
+        return named('spaceId', record.spaceId);
       case 'space':
-        return check('id', record.id);
+        return named('id', record.id);
       case 'sprint':
         return (
-          check('spaceId', record.spaceId) ??
-          check('spaceId', await this.spaces.spaceOfSprint(manager, record.id))
+          named('spaceId', record.spaceId) ??
+          (elsewhere(await this.spaces.spaceOfSprint(manager, record.id))
+            ? idOfAnotherSpace(record.id)
+            : undefined)
         );
       case 'quest':
         return (
-          check('spaceId', record.spaceId) ??
-          check('spaceId', await this.quests.spaceOfQuest(manager, record.id))
+          named('spaceId', record.spaceId) ??
+          (elsewhere(await this.quests.spaceOfQuest(manager, record.id))
+            ? idOfAnotherSpace(record.id)
+            : undefined)
         );
-      case 'participation':
-        return check('questId', await this.quests.spaceOfQuest(manager, record.questId));
+      case 'participation': {
+        // Unknown, or another space's: one answer after the same one read, so neither the
+        // reason nor the work tells them apart.
+        const stored = await this.quests.spaceOfQuest(manager, record.questId);
+        return stored === own ? undefined : unknownQuest(record.questId);
+      }
       case 'profile':
         return profileOutsideSpace(own);
     }

@@ -102,7 +102,7 @@ export class QuestsService {
     const exists = await manager
       .getRepository(QuestEntity)
       .exists({ where: { id: record.questId } });
-    if (!exists) return refused('questId', `unknown quest ${record.questId}`);
+    if (!exists) return unknownQuest(record.questId);
     const addressKey = addressKeyOf(record.address);
     const inserted = await execute(
       manager,
@@ -115,6 +115,14 @@ export class QuestsService {
     await this.profiles.rememberAddresses(manager, [record.address]);
     return accepted();
   }
+}
+
+/**
+ * The refusal of a participation in a quest that is not there. A space token's participation in
+ * another space's quest gets exactly this too (see IngestService), so the two cannot be told apart.
+ */
+export function unknownQuest(questId: string): RecordOutcome {
+  return refused('questId', `unknown quest ${questId}`);
 }
 
 const orNull = <T>(value: unknown, as: (value: unknown) => T): T | null =>

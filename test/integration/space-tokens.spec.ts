@@ -5,6 +5,9 @@ import { AccessTokenEntity } from '../../src/auth/access-token.entity';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { exitCodeFor, run } from '../../src/host/cli/cli';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
+import { IngestService } from '../../src/ingest/ingest.service';
+import { parseRecord } from '../../src/records/ingest-record';
+import { SpacesService } from '../../src/spaces/spaces.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -165,6 +168,18 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
       field,
       reason: `this token belongs to space ${SPACE_A} and cannot write into space ${target}`,
     });
+    const idTaken = (line: number, id: number | string) => ({
+      line,
+      status: 'refused',
+      field: 'id',
+      reason: `id ${id} is already used by another space`,
+    });
+    const unknownQuest = (line: number, questId: string) => ({
+      line,
+      status: 'refused',
+      field: 'questId',
+      reason: `questId unknown quest ${questId}`,
+    });
     const PROFILE_REFUSAL =
       'profiles are shared by every space: only deployment tokens send profile records (this token belongs to space 3)';
 
@@ -235,13 +250,13 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
           { line: 5, status: 'accepted' },
           { line: 6, status: 'accepted' },
           refusedInto(7, 'spaceId', SPACE_B),
-          refusedInto(8, 'spaceId', SPACE_B),
-          refusedInto(9, 'spaceId', SPACE_B),
+          idTaken(8, 71),
+          idTaken(9, 71),
           { line: 10, status: 'accepted' },
           refusedInto(11, 'spaceId', SPACE_B),
-          refusedInto(12, 'spaceId', SPACE_B),
+          idTaken(12, 'qB'),
           { line: 13, status: 'accepted' },
-          refusedInto(14, 'questId', SPACE_B),
+          unknownQuest(14, 'qB'),
           {
             line: 15,
             status: 'refused',
@@ -276,6 +291,142 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
         expect(missing.body.errors[0].extensions.code).toBe('QUEST_NOT_FOUND');
       },
     );
+
+    describe('what another space holds, private or public', () => {
+      const PRIVATE = 9;
+      const ABSENT = 99;
+      /** What a deployment token sees of the private space: what a space-A token must not change. */
+      const privateSpace = async () =>
+        (
+          await t.gql(
+            `{ space(id: ${PRIVATE}) { name sprints { id name } loyaltyPointsRanks { totalCount } }
+               quest(id: "qP") { name status participantsCount } }`,
+          )
+        ).body;
+
+      beforeAll(async () => {
+        await t.load([{ type: 'space', id: PRIVATE, name: 'Private' }]);
+        expect(await t.app.get(SpacesService).setPrivate(PRIVATE, true)).toBe(true);
+      });
+
+      it('refuses a participation in its quest exactly as one in a quest that does not exist', async () => {
+        const participation = JSON.stringify([
+          { type: 'participation', questId: 'qP', address: '0xA1' },
+        ]);
+        /** The answer, and the statements the request ran against quests. */
+        const send = async () => {
+          t.recorder.queries.length = 0;
+          const answer = await ingest(participation, teamA);
+          return { answer, reads: t.recorder.queries.filter((q) => /\bquest/.test(q)) };
+        };
+        // qP does not exist yet: the answer of an unknown quest.
+        const unknown = await send();
+        expect(unknown.answer.body.results).toEqual([unknownQuest(1, 'qP')]);
+        await t.load([sprint(91, PRIVATE), quest('qP', PRIVATE)]);
+        const before = await privateSpace();
+        // Now qP is a quest of the private space: the same answer, to the byte, after the same work.
+        const hidden = await send();
+        expect(hidden.answer).toEqual(unknown.answer);
+        expect(hidden.reads).toEqual(unknown.reads);
+        expect(hidden.reads.length).toBeGreaterThan(0);
+        // A public space's quest is refused the same way.
+        const ofPublic = await ingest(
+          JSON.stringify([{ type: 'participation', questId: 'qB', address: '0xA1' }]),
+          teamA,
+        );
+        expect(ofPublic.body.results).toEqual([unknownQuest(1, 'qB')]);
+        expect(await privateSpace()).toEqual(before);
+        expect(before.data.quest.participantsCount).toBe(0);
+      });
+
+      it('refuses a sprint or quest id it holds without naming it, the same for a public one', async () => {
+        await t.load([sprint(91, PRIVATE), quest('qP', PRIVATE)]);
+        const before = await privateSpace();
+        const response = await ingest(
+          JSON.stringify([
+            sprint(91, SPACE_A),
+            sprint(71, SPACE_A),
+            { type: 'sprint', id: 91, name: 'Renamed' },
+            { type: 'sprint', id: 71, name: 'Renamed' },
+            quest('qP', SPACE_A),
+            quest('qB', SPACE_A),
+            { type: 'quest', id: 'qP', name: 'Renamed' },
+            { type: 'quest', id: 'qB', name: 'Renamed' },
+          ]),
+          teamA,
+        );
+        expect(response.body.results).toEqual([
+          idTaken(1, 91),
+          idTaken(2, 71),
+          idTaken(3, 91),
+          idTaken(4, 71),
+          idTaken(5, 'qP'),
+          idTaken(6, 'qB'),
+          idTaken(7, 'qP'),
+          idTaken(8, 'qB'),
+        ]);
+        expect(await privateSpace()).toEqual(before);
+      });
+
+      it('refuses a record naming another space in its own fields alike whether that space exists', async () => {
+        const named = (spaceId: number) => [
+          pointsFor(`named-${spaceId}`, spaceId, '0xA1', 1),
+          sprint(900 + spaceId, spaceId),
+          quest(`named-${spaceId}`, spaceId),
+          { type: 'space', id: spaceId, name: 'Taken over' },
+        ];
+        const reasons = async (spaceId: number) =>
+          (await ingest(JSON.stringify(named(spaceId)), teamA)).body.results.map(
+            (result: { field: string; reason: string }) => [
+              result.field,
+              result.reason.replace(String(spaceId), '<space>'),
+            ],
+          );
+        const absent = await reasons(ABSENT);
+        expect(absent).toEqual([
+          ['spaceId', 'this token belongs to space 3 and cannot write into space <space>'],
+          ['spaceId', 'this token belongs to space 3 and cannot write into space <space>'],
+          ['spaceId', 'this token belongs to space 3 and cannot write into space <space>'],
+          ['id', 'this token belongs to space 3 and cannot write into space <space>'],
+        ]);
+        expect(await reasons(PRIVATE)).toEqual(absent);
+        expect(await reasons(SPACE_B)).toEqual(absent);
+      });
+
+      it('keeps the messages that name the space for deployment tokens and the import', async () => {
+        await t.load([sprint(91, PRIVATE), quest('qP', PRIVATE)]);
+        const records = [
+          sprint(91, SPACE_A),
+          quest('qP', SPACE_A),
+          { type: 'participation', questId: 'nowhere', address: '0xA1' },
+        ];
+        const expected = [
+          {
+            status: 'refused',
+            field: 'spaceId',
+            reason: `spaceId sprint 91 belongs to space ${PRIVATE}`,
+          },
+          {
+            status: 'refused',
+            field: 'spaceId',
+            reason: `spaceId quest qP belongs to space ${PRIVATE}`,
+          },
+          { status: 'refused', field: 'questId', reason: 'questId unknown quest nowhere' },
+        ];
+        const deployment = (await tokens.create('deployment messages', ['ingest'])).token;
+        const response = await ingest(JSON.stringify(records), deployment);
+        expect(response.body.results).toEqual(
+          expected.map((outcome, i) => ({ line: i + 1, ...outcome })),
+        );
+        // The import applies records with no write scope, as IngestService does by default.
+        const parsed = records.map((record) => {
+          const result = parseRecord(record);
+          if (!result.ok) throw new Error(result.reason);
+          return result.record;
+        });
+        expect(await t.app.get(IngestService).applyRecords(parsed)).toEqual(expected);
+      });
+    });
 
     it('refuses a profile record alone, changing no profile', async () => {
       const response = await ingest(
