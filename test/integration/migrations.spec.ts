@@ -425,6 +425,94 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
   });
 });
 
+describe.each(DB_KINDS)(
+  'the space tokens migration on %s, after an attempt that stopped half-way',
+  (kind) => {
+    /** The migration's statements, by hand: what an attempt that failed part-way left behind. */
+    const HALVES: Array<[string, string[]]> = [
+      [
+        'its first three columns',
+        [
+          'ALTER TABLE access_tokens ADD COLUMN space_id INTEGER NULL',
+          'ALTER TABLE access_tokens ADD COLUMN last_used_from VARCHAR(45) NULL',
+          'ALTER TABLE access_tokens ADD COLUMN expires_at BIGINT NULL',
+        ],
+      ],
+      [
+        'space_id, its index and is_private',
+        [
+          'ALTER TABLE access_tokens ADD COLUMN space_id INTEGER NULL',
+          'CREATE INDEX ix_access_tokens_space ON access_tokens (space_id)',
+          'ALTER TABLE spaces ADD COLUMN is_private BOOLEAN NOT NULL DEFAULT 0',
+        ],
+      ],
+    ];
+    const databases: TestDatabase[] = [];
+    afterAll(() => Promise.all(databases.map((db) => db.drop())));
+
+    it.each(HALVES)('runs to the end over %s, adding only what is missing', async (_name, done) => {
+      const db = await createTestDatabase(kind);
+      databases.push(db);
+      const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+      const earlier = LOYALTY_MIGRATIONS.slice(
+        0,
+        LOYALTY_MIGRATIONS.indexOf(BoardBacklog1764300000000) + 1,
+      );
+      const token = generateToken();
+      const id = randomUUID();
+      const before = await new DataSource({
+        ...options,
+        entities: [],
+        migrations: [...earlier, Dashboard1763800000000],
+      }).initialize();
+      try {
+        await before.runMigrations({ transaction: 'each' });
+        await before.query(
+          'INSERT INTO access_tokens (id, name, prefix, token_hash, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          [id, 'ci', displayPrefixOf(token), hashToken(token), 'query', Date.now()],
+        );
+        await before.query("INSERT INTO spaces (id, name) VALUES (3, 'Kept')");
+        for (const statement of done) await before.query(statement);
+      } finally {
+        await before.destroy();
+      }
+
+      const after = await new DataSource(options).initialize();
+      try {
+        expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
+          'SpaceTokens1764400000000',
+        ]);
+        // The schema the entities describe, the index once, and the rows as they were.
+        const pending = await after.driver.createSchemaBuilder().log();
+        expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+        const indexed: Array<{ name: string }> = await after.query(
+          kind === 'sqlite'
+            ? "SELECT name FROM pragma_index_list('access_tokens') WHERE name = 'ix_access_tokens_space'"
+            : "SELECT DISTINCT index_name AS name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'access_tokens' AND column_name = 'space_id'",
+        );
+        expect(indexed.map((row) => row.name)).toEqual(['ix_access_tokens_space']);
+        expect(
+          (await after.query('SELECT is_private AS p FROM spaces')).map((r: { p: unknown }) =>
+            Number(r.p),
+          ),
+        ).toEqual([0]);
+        const service = tokensServiceOf(after);
+        try {
+          expect(await service.tokens.authenticate(token)).toMatchObject({ id, spaceId: null });
+          expect(await service.tokens.find(id)).toMatchObject({
+            expiresAt: null,
+            lastUsedFrom: null,
+          });
+        } finally {
+          await service.close();
+        }
+      } finally {
+        await after.destroy();
+      }
+    });
+  },
+);
+
 /** The module's migrations on a data source of this type, as a host that is not ours gives them. */
 function hostDataSource(url: string, type: 'mysql' | 'mariadb', migrations = LOYALTY_MIGRATIONS) {
   return new DataSource({

@@ -1,41 +1,102 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dialectOf } from '../dialect/sql-dialect';
 
+/** One schema change of this migration: what it adds, and how to add and drop it. */
+interface Step {
+  table: string;
+  /** A column (or, with `index`, an index) the step adds. */
+  name: string;
+  index?: true;
+  add: string;
+  drop: (mysql: boolean) => string;
+}
+
+const column = (table: string, name: string, definition: string): Step => ({
+  table,
+  name,
+  add: `ALTER TABLE ${table} ADD COLUMN ${name} ${definition}`,
+  drop: () => `ALTER TABLE ${table} DROP COLUMN ${name}`,
+});
+
+const STEPS: readonly Step[] = [
+  column('access_tokens', 'space_id', 'INTEGER NULL'),
+  column('access_tokens', 'last_used_from', 'VARCHAR(45) NULL'),
+  column('access_tokens', 'expires_at', 'BIGINT NULL'),
+  column('access_tokens', 'replaced_by', 'VARCHAR(36) NULL'),
+  {
+    table: 'access_tokens',
+    name: 'ix_access_tokens_space',
+    index: true,
+    add: 'CREATE INDEX ix_access_tokens_space ON access_tokens (space_id)',
+    drop: (mysql) =>
+      mysql
+        ? 'DROP INDEX ix_access_tokens_space ON access_tokens'
+        : 'DROP INDEX ix_access_tokens_space',
+  },
+  column('spaces', 'is_private', 'BOOLEAN NOT NULL DEFAULT 0'),
+];
+
 /**
  * Many teams on one deployment. Access tokens may belong to one space (`space_id`; NULL, as every
  * token made before this, is a deployment token that reaches every space), expire (`expires_at`,
  * epoch ms), remember where they were last used from (`last_used_from`) and which token a
  * rotation replaced them with (`replaced_by`). Spaces may be private (`is_private`): read only by
  * their own tokens and deployment tokens.
+ *
+ * MySQL and MariaDB commit each DDL statement at once, so an attempt that failed part-way leaves
+ * some of these behind; each step looks first and adds (or drops) only what is missing (or there),
+ * so the migration runs again to the end.
  */
 export class SpaceTokens1764400000000 implements MigrationInterface {
   name = 'SpaceTokens1764400000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const statements = [
-      'ALTER TABLE access_tokens ADD COLUMN space_id INTEGER NULL',
-      'ALTER TABLE access_tokens ADD COLUMN last_used_from VARCHAR(45) NULL',
-      'ALTER TABLE access_tokens ADD COLUMN expires_at BIGINT NULL',
-      'ALTER TABLE access_tokens ADD COLUMN replaced_by VARCHAR(36) NULL',
-      'CREATE INDEX ix_access_tokens_space ON access_tokens (space_id)',
-      'ALTER TABLE spaces ADD COLUMN is_private BOOLEAN NOT NULL DEFAULT 0',
-    ];
-    for (const statement of statements) await queryRunner.query(statement);
+    const present = await presentIn(queryRunner);
+    for (const step of STEPS) {
+      if (!present.has(key(step))) await queryRunner.query(step.add);
+    }
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
-    const statements = [
-      'ALTER TABLE spaces DROP COLUMN is_private',
-      // SQLite drops no indexed column: the index goes first.
-      mysql
-        ? 'DROP INDEX ix_access_tokens_space ON access_tokens'
-        : 'DROP INDEX ix_access_tokens_space',
-      'ALTER TABLE access_tokens DROP COLUMN replaced_by',
-      'ALTER TABLE access_tokens DROP COLUMN expires_at',
-      'ALTER TABLE access_tokens DROP COLUMN last_used_from',
-      'ALTER TABLE access_tokens DROP COLUMN space_id',
-    ];
-    for (const statement of statements) await queryRunner.query(statement);
+    const present = await presentIn(queryRunner);
+    // Reverse order: SQLite drops no indexed column, so the index goes before space_id.
+    for (const step of [...STEPS].reverse()) {
+      if (present.has(key(step))) await queryRunner.query(step.drop(mysql));
+    }
   }
+}
+
+const key = (step: Pick<Step, 'table' | 'name' | 'index'>) =>
+  `${step.table}.${step.index ? 'index' : 'column'}.${step.name}`;
+
+/** Which of the steps' columns and indexes exist now, read from the database's own catalogue. */
+async function presentIn(queryRunner: QueryRunner): Promise<Set<string>> {
+  const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
+  const present = new Set<string>();
+  for (const table of [...new Set(STEPS.map((step) => step.table))]) {
+    const columns = await namesOf(
+      queryRunner,
+      mysql
+        ? 'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?'
+        : 'SELECT name FROM pragma_table_info(?)',
+      [table],
+    );
+    const indexes = await namesOf(
+      queryRunner,
+      mysql
+        ? 'SELECT DISTINCT index_name AS name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ?'
+        : 'SELECT name FROM pragma_index_list(?)',
+      [table],
+    );
+    for (const name of columns) present.add(key({ table, name }));
+    for (const name of indexes) present.add(key({ table, name, index: true }));
+  }
+  return present;
+}
+
+/** The `name` column of a catalogue query's rows, lower-cased (MySQL may answer in capitals). */
+async function namesOf(queryRunner: QueryRunner, sql: string, parameters: unknown[]) {
+  const rows = (await queryRunner.query(sql, parameters)) as Array<{ name: unknown }>;
+  return rows.map((row) => String(row.name).toLowerCase());
 }
