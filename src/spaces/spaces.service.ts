@@ -179,6 +179,11 @@ export class SpacesService {
           lock: { mode: 'pessimistic_write' },
         })
       : known;
+    // Created meanwhile in another space (between the unlocked look and the lock): never updated
+    // from here, and that space is not named (it may be private).
+    if (existing && existing.spaceId !== spaceId) {
+      return { outcome: refused('id', `${record.id} is already used by another space`) };
+    }
     if (!existing) {
       for (const field of ['name', 'startTime', 'endTime'] as const) {
         if (record[field] === undefined)
@@ -191,7 +196,10 @@ export class SpacesService {
     if (record.endTime !== undefined) sprint.endTime = record.endTime;
     if (sprint.endTime <= sprint.startTime)
       return { outcome: refused('endTime', 'must be after startTime') };
-    await repository.save(sprint);
+    // A new sprint is inserted, never saved: save() would update a row another writer inserted
+    // since, whatever its space. A duplicate id re-runs the unit, which then sees that row.
+    if (existing) await repository.save(sprint);
+    else await repository.insert(sprint);
     const moved =
       !existing || existing.startTime !== sprint.startTime || existing.endTime !== sprint.endTime;
     return { outcome: accepted(), rebuild: moved ? sprint : undefined };
