@@ -4,7 +4,6 @@ import { LoyaltyException } from '../errors/loyalty.exception';
 export const MAX_DISPLAY_NAME_LENGTH = 100;
 
 /** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. */
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
