@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { demoRecords } from '../../src/ingest/demo-dataset';
+import { launchChromium } from '../utils/chromium';
 import { startTestApp, TestApp } from '../utils/test-app';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'artifacts', 'screenshots');
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -25,11 +25,6 @@ describe('the dashboard in a browser', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is required at ${CHROMIUM} for the browser tests: apt-get install -y chromium (.ci/run does)`,
-      );
-    }
     mkdirSync(SHOTS, { recursive: true });
     t = await startTestApp('sqlite');
     base = t.url.replace('/query', '');
@@ -37,17 +32,7 @@ describe('the dashboard in a browser', () => {
     await t.load([
       ...demoRecords({ entriesPerSpace: 120, now: Date.parse('2026-11-20T12:00:00Z') }),
     ]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

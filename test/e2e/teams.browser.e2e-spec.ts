@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { demoRecords } from '../../src/ingest/demo-dataset';
+import { launchChromium } from '../utils/chromium';
 import { startTestApp, TestApp } from '../utils/test-app';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'artifacts', 'screenshots');
 const OPERATOR = { email: 'operator@example.com', password: 'operator pass phrase 1' };
 const OWNER = {
@@ -42,11 +42,6 @@ describe('teams in a browser', () => {
   const cspViolations: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is required at ${CHROMIUM} for the browser tests: apt-get install -y chromium (.ci/run does)`,
-      );
-    }
     mkdirSync(SHOTS, { recursive: true });
     t = await startTestApp('sqlite');
     base = t.url.replace('/query', '');
@@ -54,17 +49,7 @@ describe('teams in a browser', () => {
     await t.load([
       ...demoRecords({ entriesPerSpace: 30, now: Date.parse('2026-11-20T12:00:00Z') }),
     ]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
