@@ -71,6 +71,11 @@ export interface ClientOptions {
   retry?: Partial<RetryOptions>;
   /** One request may take this long before it counts as a network error (and is retried). Default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * The consistent export's full URL (`exportBoard`). Default: `export` beside `endpoint`, its
+   * query string dropped (`https://api.example.com/v2/graphql` -> `https://api.example.com/v2/export`).
+   */
+  exportEndpoint?: string;
   /** Another fetch (tests, proxies). */
   fetch?: typeof fetch;
   /** Called on every retry, with the error and the wait chosen. */
@@ -96,6 +101,32 @@ export interface FindRankOptions extends CallOptions {
   /** Use the server's addressLoyaltyPoints when it has it (default true). */
   useExtension?: boolean;
   onProgress?: (progress: Progress) => void;
+}
+
+export interface ExportOptions extends CallOptions {
+  sprintId?: number | null;
+}
+
+/** One entry of a consistent export, as the server writes it. */
+export interface ExportRow {
+  rank: number;
+  address: string;
+  username: string | null;
+  points: number;
+}
+
+/**
+ * A whole board from one database snapshot: iterate it once for its rows, in rank order. The
+ * iteration throws (`INCOMPLETE_EXPORT`) rather than end short of `entries`, and `BAD_RESPONSE`
+ * on a rank out of order: a completed loop holds the whole snapshot.
+ */
+export interface BoardExport extends AsyncIterable<ExportRow> {
+  /** The moment of the snapshot. */
+  readonly asOf: Date;
+  /** How many rows the export holds. */
+  readonly entries: number;
+  /** Closes the connection without reading (or reading the rest of) the rows. */
+  cancel(): void;
 }
 
 export type FindRankResult =
@@ -143,6 +174,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 export class LoyaltyClient {
   private readonly url: string;
+  private readonly exportUrl: string;
   private readonly cache = new Map<string, { until: number; value: unknown }>();
   private readonly retry: RetryOptions;
   private readonly fetchImpl: typeof fetch;
@@ -150,6 +182,10 @@ export class LoyaltyClient {
 
   constructor(private readonly options: ClientOptions) {
     this.url = endpointUrl(options.endpoint);
+    this.exportUrl =
+      options.exportEndpoint === undefined
+        ? exportUrlBeside(this.url)
+        : endpointUrl(options.exportEndpoint, 'exportEndpoint');
     this.retry = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry };
     this.fetchImpl = options.fetch ?? fetch;
   }
@@ -249,6 +285,84 @@ export class LoyaltyClient {
         return { found: false, reason: 'page-limit', pages, via: 'walk' };
     }
     return { found: false, reason: 'not-on-board', pages, via: 'walk' };
+  }
+
+  /**
+   * A whole board from one consistent snapshot, streamed from the server's export endpoint
+   * (`GET <exportEndpoint>?spaceId=&sprintId=&format=ndjson`). Resolves once the answer's headers
+   * are in, retrying 429, 503 and network errors like every request; the rows then stream without
+   * a time limit and are never retried (the snapshot is gone once the connection is). A server
+   * without the endpoint is `EXPORT_NOT_OFFERED`: walk the board with `leaderboard()` instead.
+   */
+  async exportBoard(spaceId: number, options: ExportOptions = {}): Promise<BoardExport> {
+    const url = new URL(this.exportUrl);
+    url.searchParams.set('spaceId', String(spaceId));
+    if (options.sprintId !== undefined && options.sprintId !== null)
+      url.searchParams.set('sprintId', String(options.sprintId));
+    url.searchParams.set('format', 'ndjson');
+    const open = await this.retrying(
+      () => this.openExport(url.href, options.signal),
+      options.signal,
+    );
+    let rows: AsyncGenerator<ExportRow> | undefined;
+    return {
+      asOf: open.asOf,
+      entries: open.entries,
+      cancel: () => open.close(),
+      [Symbol.asyncIterator]: () => {
+        if (rows) throw new Error('An export is read once: call exportBoard() again for another');
+        rows = exportRows(open);
+        return rows;
+      },
+    };
+  }
+
+  private async openExport(href: string, signal?: AbortSignal): Promise<OpenExport> {
+    if (signal?.aborted) throw new LoyaltyApiError('ABORTED', 'Aborted');
+    // fetch's signal also ends the body: the headers' timeout is a timer, cleared once they are in.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const close = () => {
+      signal?.removeEventListener('abort', onAbort);
+      controller.abort();
+    };
+    const timeoutMs = this.options.requestTimeoutMs ?? 30_000;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    try {
+      const response = await this.fetchImpl(href, {
+        method: 'GET',
+        headers: { accept: 'application/x-ndjson', 'access-token': this.options.token },
+        signal: controller.signal,
+      });
+      const type = response.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
+      if (response.ok && type === 'application/x-ndjson') {
+        clearTimeout(timer);
+        return {
+          ...exportHeaders(response),
+          body: response.body,
+          signal: controller.signal,
+          close,
+        };
+      }
+      throw exportRefusal(href, response, response.ok ? undefined : await response.text());
+    } catch (error) {
+      close();
+      if (error instanceof LoyaltyApiError) throw error;
+      if (signal?.aborted) throw new LoyaltyApiError('ABORTED', 'Aborted');
+      throw new LoyaltyApiError(
+        'NETWORK_ERROR',
+        timedOut
+          ? `No answer from ${href} within ${timeoutMs} ms`
+          : `Cannot reach ${href}: ${(error as Error).message}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async fetchPage(
@@ -369,14 +483,22 @@ export class LoyaltyClient {
     const ttl = this.options.cacheTtlMs ?? 45_000;
     const cached = cacheable && ttl > 0 ? this.cache.get(key) : undefined;
     if (cached && cached.until > Date.now()) return structuredClone(cached.value) as T;
+    const value = await this.retrying(
+      () => this.send<T>(query, variables, options.signal),
+      options.signal,
+    );
+    if (cacheable && ttl > 0) {
+      if (this.cache.size > 1000) this.cache.clear();
+      this.cache.set(key, { until: Date.now() + ttl, value: structuredClone(value) });
+    }
+    return value;
+  }
+
+  /** One request, retried after 429, 503 and network errors: the policy of every call. */
+  private async retrying<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const value = await this.send<T>(query, variables, options.signal);
-        if (cacheable && ttl > 0) {
-          if (this.cache.size > 1000) this.cache.clear();
-          this.cache.set(key, { until: Date.now() + ttl, value: structuredClone(value) });
-        }
-        return value;
+        return await request();
       } catch (error) {
         if (
           !(error instanceof LoyaltyApiError) ||
@@ -393,7 +515,7 @@ export class LoyaltyClient {
         const wait = Math.max(backoff, (retryAfter ?? 0) + Math.random() * 250);
         this.retryCount++;
         this.options.onRetry?.(error, wait);
-        await sleep(wait, options.signal);
+        await sleep(wait, signal);
       }
     }
   }
@@ -404,12 +526,7 @@ export class LoyaltyClient {
     signal?: AbortSignal,
   ): Promise<T> {
     let response: Response;
-    let body:
-      | {
-          data?: T | null;
-          errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
-        }
-      | undefined;
+    let body: { data?: T | null; errors?: EnvelopeError[] } | undefined;
     try {
       const timeout = AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000);
       response = await this.fetchImpl(this.url, {
@@ -433,19 +550,7 @@ export class LoyaltyClient {
     }
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
     const first = body?.errors?.[0];
-    if (first) {
-      const extensions = first.extensions ?? {};
-      throw new LoyaltyApiError(
-        typeof extensions.code === 'string' ? extensions.code : statusCode(response.status),
-        first.message,
-        {
-          httpStatus: response.status,
-          category: extensions.category as string | undefined,
-          requestId: extensions.request_id as string | undefined,
-          retryAfterMs,
-        },
-      );
-    }
+    if (first) throw envelopeError(first, response.status, retryAfterMs);
     if (!response.ok || !body?.data) {
       // A proxy's page, an empty 429: classified by the HTTP status alone.
       // A 404 most often means an endpoint given without its path (the service's is /query).
@@ -467,35 +572,232 @@ export class LoyaltyClient {
  * The endpoint as an absolute http(s) URL, or a LoyaltyApiError (INVALID_ENDPOINT) that says what
  * is wrong: no path is added or guessed, since services serve GraphQL at different paths.
  */
-export function endpointUrl(endpoint: unknown): string {
-  const example = 'e.g. http://localhost:3000/query';
+export function endpointUrl(
+  endpoint: unknown,
+  option: keyof typeof ENDPOINT_OPTIONS = 'endpoint',
+): string {
+  const { what, example } = ENDPOINT_OPTIONS[option];
   if (typeof endpoint !== 'string' || endpoint.trim() === '')
-    throw new LoyaltyApiError(
-      'INVALID_ENDPOINT',
-      `endpoint is required: the GraphQL endpoint's full URL, path included (${example})`,
-    );
+    throw new LoyaltyApiError('INVALID_ENDPOINT', `${option} is required: ${what} (${example})`);
   let url: URL;
   try {
     url = new URL(endpoint.trim());
   } catch {
     throw new LoyaltyApiError(
       'INVALID_ENDPOINT',
-      `endpoint "${endpoint}" is not an absolute URL: give the GraphQL endpoint's full URL, path included (${example})`,
+      `${option} "${endpoint}" is not an absolute URL: give ${what} (${example})`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new LoyaltyApiError(
       'INVALID_ENDPOINT',
-      `endpoint "${endpoint}" must be an http or https URL (${example})`,
+      `${option} "${endpoint}" must be an http or https URL (${example})`,
     );
   // fetch refuses such URLs with a bare TypeError; the token goes in its header instead.
   if (url.username || url.password)
     throw new LoyaltyApiError(
       'INVALID_ENDPOINT',
-      'endpoint must not contain a user name or password: the access token is sent in a header',
+      `${option} must not contain a user name or password: the access token is sent in a header`,
     );
   return url.href;
 }
+
+const ENDPOINT_OPTIONS = {
+  endpoint: {
+    what: "the GraphQL endpoint's full URL, path included",
+    example: 'e.g. http://localhost:3000/query',
+  },
+  exportEndpoint: {
+    what: "the export endpoint's full URL",
+    example: 'e.g. http://localhost:3000/export',
+  },
+};
+
+/** The export's URL by default: `export` in the GraphQL endpoint's directory, no query string. */
+export function exportUrlBeside(graphqlEndpoint: string): string {
+  const url = new URL(graphqlEndpoint);
+  url.search = '';
+  url.hash = '';
+  return new URL('export', url).href;
+}
+
+interface EnvelopeError {
+  message: string;
+  extensions?: Record<string, unknown>;
+}
+
+function envelopeError(
+  error: EnvelopeError,
+  status: number,
+  retryAfterMs: number | undefined,
+): LoyaltyApiError {
+  const extensions = error.extensions ?? {};
+  return new LoyaltyApiError(
+    typeof extensions.code === 'string' ? extensions.code : statusCode(status),
+    error.message,
+    {
+      httpStatus: status,
+      category: extensions.category as string | undefined,
+      requestId: extensions.request_id as string | undefined,
+      retryAfterMs,
+    },
+  );
+}
+
+/** An export whose headers are in and whose rows are still to read. */
+interface OpenExport {
+  asOf: Date;
+  entries: number;
+  body: ReadableStream<Uint8Array> | null;
+  /** Aborted by the caller's signal or by close(). */
+  signal: AbortSignal;
+  close(): void;
+}
+
+function exportHeaders(response: Response): { asOf: Date; entries: number } {
+  const entries = response.headers.get('x-board-entries')?.trim() ?? '';
+  const asOf = new Date(response.headers.get('x-board-as-of') ?? '');
+  if (!/^\d+$/.test(entries) || Number.isNaN(asOf.getTime()))
+    throw new LoyaltyApiError(
+      'BAD_RESPONSE',
+      `The server sent an export without a valid X-Board-Entries (${entries || 'none'}) or X-Board-As-Of`,
+      { httpStatus: response.status },
+    );
+  return { asOf, entries: Number(entries) };
+}
+
+/**
+ * Why an export was not served. A 404 that is not the export's own (SPACE_NOT_FOUND,
+ * INVALID_SPRINT_ID), a 405 or 501, or a success that is not NDJSON (a proxy's page) all say the
+ * server has no such endpoint: an older version of this service, or another server.
+ */
+function exportRefusal(
+  href: string,
+  response: Response,
+  text: string | undefined,
+): LoyaltyApiError {
+  let body: { errors?: EnvelopeError[] } | undefined;
+  try {
+    body = text ? (JSON.parse(text) as typeof body) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
+  const code = first?.extensions?.code;
+  const status = response.status;
+  if (
+    response.ok ||
+    (status === 404 && (typeof code !== 'string' || code === 'NOT_FOUND')) ||
+    status === 405 ||
+    status === 501
+  ) {
+    return new LoyaltyApiError(
+      'EXPORT_NOT_OFFERED',
+      `The server offers no consistent export at ${href.split('?')[0]} (it answered ${status})`,
+      { httpStatus: status },
+    );
+  }
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+  if (first) return envelopeError(first, status, retryAfterMs);
+  return new LoyaltyApiError(
+    statusCode(status),
+    `The server answered ${status} to the export without an error envelope`,
+    { httpStatus: status, retryAfterMs },
+  );
+}
+
+/** The rows of an open export, read line by line as they arrive and checked as they go. */
+async function* exportRows(open: OpenExport): AsyncGenerator<ExportRow> {
+  const reader = open.body?.getReader();
+  // fetch ends the body on abort; a stand-in fetch (tests, proxies) may not.
+  const stop = () => void reader?.cancel().catch(() => undefined);
+  open.signal.addEventListener('abort', stop, { once: true });
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let delivered = 0;
+  let pending = '';
+  const next = (line: string): ExportRow => {
+    if (open.signal.aborted) throw new LoyaltyApiError('ABORTED', 'Aborted');
+    const row = exportRow(line, delivered + 1, open.entries);
+    delivered++;
+    return row;
+  };
+  try {
+    for (let done = !reader; !done;) {
+      let chunk: Uint8Array | undefined;
+      try {
+        const read = await reader!.read();
+        done = read.done;
+        chunk = read.value;
+      } catch (error) {
+        if (open.signal.aborted) throw new LoyaltyApiError('ABORTED', 'Aborted');
+        throw incomplete(delivered, open.entries, (error as Error).message);
+      }
+      if (open.signal.aborted) throw new LoyaltyApiError('ABORTED', 'Aborted');
+      try {
+        pending += done ? decoder.decode() : decoder.decode(chunk, { stream: true });
+      } catch {
+        throw new LoyaltyApiError('BAD_RESPONSE', 'The export is not valid UTF-8');
+      }
+      let start = 0;
+      for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n', start)) {
+        const line = pending.slice(start, end);
+        start = end + 1;
+        if (line.trim()) yield next(line);
+      }
+      pending = pending.slice(start);
+      // A row is a hundred bytes or so: a line this long is not an export, whatever it is.
+      if (pending.length > 1 << 20)
+        throw new LoyaltyApiError('BAD_RESPONSE', 'The export holds a line longer than 1 MiB');
+      if (done && pending.trim()) yield next(pending);
+    }
+    if (delivered < open.entries) throw incomplete(delivered, open.entries);
+  } finally {
+    // Also when the caller stops early: the connection is not left open.
+    open.signal.removeEventListener('abort', stop);
+    stop();
+    open.close();
+  }
+}
+
+function exportRow(line: string, rank: number, entries: number): ExportRow {
+  let value: Partial<Record<keyof ExportRow, unknown>> | null;
+  try {
+    value = JSON.parse(line) as typeof value;
+  } catch {
+    throw new LoyaltyApiError('BAD_RESPONSE', `Row ${rank} of the export is not JSON`);
+  }
+  if (
+    !value ||
+    !Number.isSafeInteger(value.rank) ||
+    typeof value.address !== 'string' ||
+    (value.username !== null && typeof value.username !== 'string') ||
+    typeof value.points !== 'number'
+  )
+    throw new LoyaltyApiError(
+      'BAD_RESPONSE',
+      `Row ${rank} of the export is not {rank, address, username, points}`,
+    );
+  if (rank > entries)
+    throw new LoyaltyApiError(
+      'BAD_RESPONSE',
+      `The export holds more than the ${count(entries)} entries it announced`,
+    );
+  if (value.rank !== rank)
+    throw new LoyaltyApiError(
+      'BAD_RESPONSE',
+      `The export's ranks do not run 1, 2, 3, ...: row ${rank} has rank ${String(value.rank)}`,
+    );
+  return { rank, address: value.address, username: value.username, points: value.points };
+}
+
+function incomplete(delivered: number, entries: number, cause?: string): LoyaltyApiError {
+  return new LoyaltyApiError(
+    'INCOMPLETE_EXPORT',
+    `The export ended after ${count(delivered)} of ${count(entries)} entries${cause ? ` (${cause})` : ''}`,
+  );
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
 
 function required<T>(value: T | null | undefined, what: string): T {
   if (value === null || value === undefined)

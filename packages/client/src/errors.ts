@@ -5,7 +5,11 @@ export type ClientErrorCode =
   | 'REPEATED_CURSOR'
   | 'MISSING_CURSOR'
   | 'BAD_RESPONSE'
-  | 'INVALID_ENDPOINT';
+  | 'INVALID_ENDPOINT'
+  /** exportBoard(): the server has no consistent export (walk the board instead). */
+  | 'EXPORT_NOT_OFFERED'
+  /** exportBoard(): the rows ended before the announced count; the snapshot is gone. */
+  | 'INCOMPLETE_EXPORT';
 
 export interface LoyaltyApiErrorDetails {
   httpStatus?: number;

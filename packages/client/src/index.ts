@@ -2,9 +2,12 @@
 export { createClient, LoyaltyClient, CLIENT_DOCUMENTS } from './client.js';
 export type {
   Address,
+  BoardExport,
   CallOptions,
   ClientOptions,
   Entry,
+  ExportOptions,
+  ExportRow,
   FindRankOptions,
   FindRankResult,
   Page,
