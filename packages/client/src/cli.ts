@@ -1,9 +1,18 @@
 #!/usr/bin/env node
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { createClient, endpointUrl, type Entry, type LoyaltyClient } from './client.js';
+import {
+  createClient,
+  endpointUrl,
+  type BoardExport,
+  type Entry,
+  type LoyaltyClient,
+} from './client.js';
 import { LoyaltyApiError } from './errors.js';
-import { BOARD_CSV_HEADER, boardCsvLine } from './csv.js';
+import { BOARD_CSV_HEADER, boardCsvLine, type BoardCsvRow } from './csv.js';
 
 const HELP = `Usage: loyalty-client <command> [options]
 
@@ -18,11 +27,16 @@ Commands:
         one address's rank and points. Uses the server's direct lookup when it has one;
         otherwise (or with --walk) pages through the board, giving up after --max-pages
         (default 100). Exit code 3 when the address is not found.
-  export --space ID [--sprint ID] [--format csv|ndjson] [--out FILE] [--resume-from CURSOR]
-        a whole board in rank order (rank, address, username, points), each address once, with
-        a progress line on stderr. Interrupted (Ctrl-C, an error), it prints the cursor to resume
-        from: run again with --resume-from CURSOR and the same --out to append exactly the rest.
-        A resume cursor that is no longer valid is an error, never a silent restart.
+  export --space ID [--sprint ID] [--format csv|ndjson] [--out FILE] [--walk]
+         [--resume-from CURSOR]
+        a whole board in rank order (rank, address, username, points), from one consistent
+        snapshot of the server's export endpoint. --out FILE appears only once the export is
+        complete; a failed one leaves no FILE behind (and an older FILE as it was). A server
+        without the endpoint is walked page by page instead, with a warning: if the board
+        changes during a walk, entries can be missed and ranks repeat or skip.
+        --walk walks even so. A walk prints the cursor to resume from when interrupted (Ctrl-C,
+        an error): run again with --resume-from CURSOR (a walk too) and the same --out to append
+        exactly the rest. A resume cursor that is no longer valid is an error, never a restart.
 
 Options for every command:
   --endpoint URL    the GraphQL endpoint, path included (overrides LOYALTY_ENDPOINT)
@@ -35,7 +49,7 @@ const COMMON = ['--endpoint', '--page-delay'];
 const KNOWN_OPTIONS: Record<string, string[]> = {
   top: ['--space', '--sprint', '--limit', ...COMMON],
   'find-rank': ['--space', '--address', '--sprint', '--max-pages', '--walk', ...COMMON],
-  export: ['--space', '--sprint', '--format', '--out', '--resume-from', ...COMMON],
+  export: ['--space', '--sprint', '--format', '--out', '--resume-from', '--walk', ...COMMON],
 };
 /** Options that take no value. */
 const FLAGS = new Set(['--walk']);
@@ -90,33 +104,29 @@ function endpoint(args: string[]): string {
   }
 }
 
-function format(entry: Entry, kind: string): string {
-  const row = {
-    rank: entry.rank,
-    address: entry.address?.address ?? '',
-    username: entry.address?.username ?? '',
-    points: entry.points,
-  };
-  return kind === 'ndjson' ? JSON.stringify(row) : boardCsvLine(row);
+type Format = 'csv' | 'ndjson';
+
+/** One output line. The walk and the consistent export write the same: username null, not ''. */
+function line(row: BoardCsvRow, kind: Format): string {
+  const { rank, address, username, points } = row;
+  return kind === 'ndjson'
+    ? JSON.stringify({ rank, address, username, points })
+    : boardCsvLine(row);
 }
 
-async function exportBoard(
-  client: LoyaltyClient,
-  args: string[],
-  signal: AbortSignal,
-): Promise<number> {
-  const spaceId = int(args, '--space', true);
-  const kind = option(args, '--format') ?? 'csv';
-  if (kind !== 'csv' && kind !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
-  const out = option(args, '--out');
-  const resumeFrom = option(args, '--resume-from') ?? null;
-  const sink: Writable = out
-    ? createWriteStream(out, { flags: resumeFrom ? 'a' : 'w' })
-    : process.stdout;
-  let sinkError: Error | undefined;
-  sink.on('error', (error: Error) => (sinkError ??= error));
-  const writable = () => {
-    if (sinkError) throw new Error(`cannot write the output: ${sinkError.message}`);
+const walkRow = (entry: Entry): BoardCsvRow => ({
+  rank: entry.rank,
+  address: entry.address?.address ?? '',
+  username: entry.address?.username ?? null,
+  points: entry.points,
+});
+
+/** A file or stdout, written with backpressure; a write error surfaces at the next write. */
+function output(sink: Writable, signal: AbortSignal) {
+  let failure: Error | undefined;
+  sink.on('error', (error: Error) => (failure ??= error));
+  const check = () => {
+    if (failure) throw new Error(`cannot write the output: ${failure.message}`);
   };
   const drained = () =>
     new Promise<void>((resolve) => {
@@ -130,13 +140,126 @@ async function exportBoard(
       sink.once('error', done);
       signal.addEventListener('abort', done, { once: true });
     });
+  return {
+    check,
+    async write(text: string): Promise<void> {
+      check();
+      if (!sink.write(text)) await drained();
+    },
+    /** Flushes and closes a file (stdout stays open), throwing if any write failed. */
+    async close(): Promise<void> {
+      if (sink !== process.stdout && !sink.destroyed)
+        await new Promise<void>((resolve) => {
+          sink.once('close', resolve);
+          sink.end();
+        });
+      check();
+    },
+    /** Closes a file without flushing it. */
+    async discard(): Promise<void> {
+      if (sink === process.stdout || sink.destroyed) return;
+      await new Promise<void>((resolve) => {
+        sink.once('close', resolve);
+        sink.destroy();
+      });
+    },
+  };
+}
+
+async function exportCommand(
+  client: LoyaltyClient,
+  args: string[],
+  signal: AbortSignal,
+): Promise<number> {
+  const spaceId = int(args, '--space', true);
+  const sprintId = int(args, '--sprint') ?? null;
+  const kind = option(args, '--format') ?? 'csv';
+  if (kind !== 'csv' && kind !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
+  const out = option(args, '--out');
+  const resumeFrom = option(args, '--resume-from') ?? null;
+  if (resumeFrom === null && !args.includes('--walk')) {
+    let snapshot: BoardExport | undefined;
+    try {
+      snapshot = await client.exportBoard(spaceId, { sprintId, signal });
+    } catch (error) {
+      if (!(error instanceof LoyaltyApiError) || error.code !== 'EXPORT_NOT_OFFERED') {
+        note(`Export failed: ${(error as Error).message}`);
+        return 1;
+      }
+      note(
+        'Warning: the server offers no consistent export, so the board is walked page by page. ' +
+          'If the board changes during the walk, entries can be missed and ranks repeat or skip.',
+      );
+    }
+    if (snapshot) return exportSnapshot(snapshot, kind, out, signal);
+  }
+  return exportWalk(client, { spaceId, sprintId, kind, out, resumeFrom }, signal);
+}
+
+/**
+ * The server's snapshot. With --out it goes to a temporary file beside FILE, renamed into place
+ * once complete: a failed export leaves no FILE that looks whole, and an older FILE untouched.
+ */
+async function exportSnapshot(
+  snapshot: BoardExport,
+  kind: Format,
+  out: string | undefined,
+  signal: AbortSignal,
+): Promise<number> {
+  const temp = out && join(dirname(out), `.${basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
+  const file = output(temp ? createWriteStream(temp, { flags: 'wx' }) : process.stdout, signal);
+  const interactive = process.stderr.isTTY === true;
+  const total = snapshot.entries;
+  let written = 0;
+  try {
+    if (kind === 'csv') await file.write(`${BOARD_CSV_HEADER}\n`);
+    for await (const row of snapshot) {
+      await file.write(`${line(row, kind)}\n`);
+      if (++written % 1000 === 0 && interactive)
+        process.stderr.write(`\rexported ${written} of ${total}   `);
+    }
+    await file.close();
+    if (temp && out) await rename(temp, out);
+    if (interactive) process.stderr.write('\n');
+    note(`Exported ${written} entries as of ${snapshot.asOf.toISOString()} (consistent snapshot).`);
+    return 0;
+  } catch (error) {
+    snapshot.cancel();
+    if (interactive) process.stderr.write('\n');
+    note(`Stopped after ${written} of ${total} entries: ${(error as Error).message}`);
+    if (temp) {
+      await file.discard();
+      await rm(temp, { force: true });
+      note(`Nothing was written to ${out}. A consistent export cannot be resumed: run it again.`);
+    } else {
+      note('The output is incomplete. A consistent export cannot be resumed: run it again.');
+    }
+    return 1;
+  }
+}
+
+/** The board page by page (no consistent export, --walk, or --resume-from). */
+async function exportWalk(
+  client: LoyaltyClient,
+  walk: {
+    spaceId: number;
+    sprintId: number | null;
+    kind: Format;
+    out: string | undefined;
+    resumeFrom: string | null;
+  },
+  signal: AbortSignal,
+): Promise<number> {
+  const { kind, out, resumeFrom } = walk;
+  const sink = out ? createWriteStream(out, { flags: resumeFrom ? 'a' : 'w' }) : process.stdout;
+  const file = output(sink, signal);
   const interactive = process.stderr.isTTY === true;
   let cursor = resumeFrom;
   let written = 0;
   try {
-    if (kind === 'csv' && !resumeFrom) sink.write(`${BOARD_CSV_HEADER}\n`);
-    const board = client.leaderboard(spaceId, {
-      sprintId: int(args, '--sprint') ?? null,
+    if (kind === 'csv' && !resumeFrom) await file.write(`${BOARD_CSV_HEADER}\n`);
+    const board = client.leaderboard(walk.spaceId, {
+      sprintId: walk.sprintId,
       after: resumeFrom,
       signal,
       onProgress: (p) => {
@@ -146,13 +269,13 @@ async function exportBoard(
     });
     for await (const page of board.pages()) {
       for (const entry of page.list) {
-        writable();
-        if (!sink.write(`${format(entry, kind)}\n`)) await drained();
+        await file.write(`${line(walkRow(entry), kind)}\n`);
         written++;
       }
-      writable();
+      file.check();
       cursor = page.pageInfo.endCursor ?? cursor;
     }
+    await file.close();
     if (interactive) process.stderr.write('\n');
     note(`Exported ${written} entries.`);
     return 0;
@@ -160,9 +283,8 @@ async function exportBoard(
     if (interactive) process.stderr.write('\n');
     note(`Stopped after ${written} entries: ${(error as Error).message}`);
     if (cursor) note(`Resume with: --resume-from ${cursor}`);
+    await file.close().catch(() => undefined);
     return 1;
-  } finally {
-    if (sink !== process.stdout && !sinkError) await new Promise((resolve) => sink.end(resolve));
   }
 }
 
@@ -232,7 +354,7 @@ async function run(args: string[]): Promise<number> {
       return 3;
     }
     case 'export':
-      return exportBoard(client, rest, signal);
+      return exportCommand(client, rest, signal);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   }
