@@ -146,13 +146,17 @@ function output(sink: Writable, signal: AbortSignal) {
       check();
       if (!sink.write(text)) await drained();
     },
-    /** Flushes and closes a file (stdout stays open), throwing if any write failed. */
+    /** Flushes and closes a file, throwing if any write failed. */
     async close(): Promise<void> {
-      if (sink !== process.stdout && !sink.destroyed)
+      if (sink === process.stdout) {
+        // A pipe is written asynchronously: the exit that follows would cut what is still queued.
+        if (!sink.destroyed) await new Promise<void>((resolve) => sink.write('', () => resolve()));
+      } else if (!sink.destroyed) {
         await new Promise<void>((resolve) => {
           sink.once('close', resolve);
           sink.end();
         });
+      }
       check();
     },
     /** Closes a file without flushing it. */
