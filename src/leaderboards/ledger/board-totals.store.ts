@@ -48,4 +48,12 @@ export abstract class BoardTotalsStore {
 
   /** {@link settle} for every board (a command-line process, before it exits). */
   abstract settleAll(): Promise<void>;
+
+  /**
+   * Opens a read snapshot (`open`) in which board_entries holds every change of the board the
+   * snapshot sees: for reading a whole board as of one moment. Where totals are written straight
+   * into board_entries that is any snapshot; the backlog folds the board and takes the snapshot
+   * right after that commit, before its writer commits anything else.
+   */
+  abstract settledSnapshot<S>(board: BoardRef, open: () => Promise<S>): Promise<S>;
 }

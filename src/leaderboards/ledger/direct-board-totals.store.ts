@@ -79,6 +79,10 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     return Promise.resolve();
   }
 
+  settledSnapshot<S>(_board: BoardRef, open: () => Promise<S>): Promise<S> {
+    return open();
+  }
+
   /**
    * One board's entries of these addresses, through the primary key (left to themselves, both
    * databases read a long IN list through the rank index, a scan of the board), locked.
