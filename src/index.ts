@@ -1,6 +1,9 @@
 // The public surface of the package: what a host application imports, and nothing else.
 export { LoyaltyModule } from './loyalty.module';
-export type { LoyaltyModuleOptions } from './options/loyalty-module-options.interface';
+export type {
+  BoardExportOptions,
+  LoyaltyModuleOptions,
+} from './options/loyalty-module-options.interface';
 export { LOYALTY_MODULE_OPTIONS } from './options/loyalty.module-definition';
 export { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from './loyalty.entities';
 
@@ -55,6 +58,8 @@ export { BoardReader } from './leaderboards/read/board-reader';
 export type { BoardPage, RankedEntry } from './leaderboards/read/board-reader';
 export type { PageRequest } from './leaderboards/paging/page-request';
 export type { BoardRef, RankKey } from './leaderboards/ranking/ranking';
+export { BoardExportService } from './export/board-export.service';
+export type { BoardExport } from './export/board-export.service';
 export { BatchPartlyApplied, IngestService } from './ingest/ingest.service';
 export type { IngestSummary } from './ingest/ingest.service';
 export type { WriteScope } from './ingest/write-scope';

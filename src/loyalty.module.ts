@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
+import { BoardExportModule } from './export/board-export.module';
 import { IngestModule } from './ingest/ingest.module';
 import { LeaderboardsModule } from './leaderboards/leaderboards.module';
 import type { LoyaltyModuleOptions } from './options/loyalty-module-options.interface';
@@ -21,6 +22,7 @@ const FEATURES = [
   QuestsModule,
   LeaderboardsModule,
   IngestModule,
+  BoardExportModule,
 ];
 
 /**
@@ -28,8 +30,9 @@ const FEATURES = [
  * leaderboards, auth, ingest, each a module of its own), their resolvers, services and entities.
  * The host owns the GraphQL root (code-first), the TypeORM root (with {@link LOYALTY_ENTITIES} and
  * {@link LOYALTY_MIGRATIONS}) and any app-wide guards and filters; this module registers none. Its
- * one HTTP route, POST /ingest, is guarded by the access-token guard (scope `ingest`), reads JSON
- * arrays and NDJSON by itself and answers its refusals in the error envelope, on Express or Fastify.
+ * HTTP routes are guarded by the access-token guard and answer their refusals in the error
+ * envelope, on Express or Fastify: POST /ingest (scope `ingest`) reads JSON arrays and NDJSON by
+ * itself; GET /export (scope `query`) streams a whole board as of one moment.
  * Register it once per application: its options are global to its feature modules.
  *
  * ```ts

@@ -20,6 +20,7 @@ import { BoardChangeFeed } from '../leaderboards/changes/board-change-feed';
 import { trackIngestRequests } from './http/ingest-in-flight';
 import { IngestLoad } from './http/ingest-load';
 import { INGEST_PATH } from '../ingest/ingest.controller';
+import { EXPORT_PATH } from '../export/board-export.controller';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 
@@ -139,6 +140,13 @@ export async function createApp(
     path: INGEST_PATH,
     scope: 'ingest',
     rateLimits: { token: config.ingest.rateLimits, address: config.rateLimits.address },
+    graphqlIde: false,
+  });
+  installQueryGate(fastify, gateServices, {
+    path: EXPORT_PATH,
+    scope: 'query',
+    budget: 'export',
+    rateLimits: { token: config.boardExport.rateLimits, address: config.rateLimits.address },
     graphqlIde: false,
   });
   const ingestLoad = app.get(IngestLoad);

@@ -42,6 +42,7 @@ export class AppModule {
       cursorSecret: config.cursorSecret,
       ingestMaxRecords: config.ingest.maxRecords,
       rankIndex: config.rankIndex,
+      boardExport: { maxConcurrent: config.boardExport.maxConcurrent },
     });
     return {
       module: AppModule,

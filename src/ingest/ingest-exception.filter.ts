@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ERROR_DEFINITIONS, ErrorCode } from '../common/errors/error-code';
-import { errorResponseBody } from '../common/errors/error-envelope';
+import { ErrorCode } from '../common/errors/error-code';
+import { errorResponseBody, routeStatusOf } from '../common/errors/error-envelope';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { IncomingRequestLike, requestIdOf } from '../common/graphql/request-of';
 import { classifyFailure } from '../storage/failure-classifier';
@@ -15,7 +15,7 @@ const HOST_REFUSALS: Partial<Record<number, ErrorCode>> = {
 };
 
 /**
- * Answers every failure of POST /ingest, its guard's included, in the error envelope of
+ * Answers every failure of POST /ingest (and of GET /export), its guard's included, in the error envelope of
  * docs/api.md, through the host's HTTP adapter (Express or Fastify): a client's mistake is 400,
  * 401 or 403, a database outage 503, anything else a logged 500. Scoped to the controller with
  * `@UseFilters`, so a host needs no filter of ours and keeps its own for its routes.
@@ -29,16 +29,17 @@ export class IngestExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const { code, message } = this.describe(exception);
+    if (code === ErrorCode.SERVICE_UNAVAILABLE) {
+      const retryAfter =
+        exception instanceof LoyaltyException ? (exception.retryAfterSeconds ?? 1) : 1;
+      this.adapterHost.httpAdapter.setHeader(http.getResponse(), 'Retry-After', String(retryAfter));
+    }
     const body = errorResponseBody(
       code,
       message,
       requestIdOf(http.getRequest<IncomingRequestLike>()),
     );
-    this.adapterHost.httpAdapter.reply(
-      http.getResponse(),
-      body,
-      ERROR_DEFINITIONS[code].httpStatus,
-    );
+    this.adapterHost.httpAdapter.reply(http.getResponse(), body, routeStatusOf(code));
   }
 
   private describe(exception: unknown): { code: ErrorCode; message?: string } {

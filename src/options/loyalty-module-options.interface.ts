@@ -10,6 +10,18 @@ export interface LoyaltyModuleOptions {
   ingestMaxRecords?: number;
   /** The in-process rank indexes that answer leaderboard pages (see RankIndexService). */
   rankIndex?: RankIndexOptions;
+  /** GET /export, whole boards as of one moment (see BoardExportService). */
+  boardExport?: BoardExportOptions;
+}
+
+export interface BoardExportOptions {
+  /**
+   * Exports one process streams at once, each holding a database connection for its length
+   * (default 2); one more is refused with 503 and Retry-After.
+   */
+  maxConcurrent?: number;
+  /** An export whose client takes nothing for this long is ended (default 60,000 ms). */
+  stallTimeoutMs?: number;
 }
 
 export interface RankIndexOptions {

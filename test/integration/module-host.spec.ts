@@ -7,6 +7,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AccessTokensService,
   IngestService,
@@ -15,6 +16,7 @@ import {
   SpacesService,
 } from '../../src';
 import { parseRecord } from '../../src/records/ingest-record';
+import { BoardExportService } from '../../src/export/board-export.service';
 import { createTestDatabase, DB_KINDS, DbKind, TestDatabase } from '../utils/test-databases';
 
 /** A resolver of the host's own, beside the module's. */
@@ -450,6 +452,84 @@ describe.each(CASES)('the module inside a %s host on %s', (platform, kind) => {
       const after = await board();
       expect(after.totalCount).toBe(before.totalCount + 1);
       expect(after.list.find((e) => e.address.address === '0xFail')?.points).toBe(23);
+    });
+  });
+  describe('GET /export', () => {
+    const exportOf = (query: string, token: string | null = queryToken, signal?: AbortSignal) =>
+      fetch(`${base}/export${query}`, {
+        headers: token === null ? {} : { 'access-token': token },
+        signal,
+      });
+
+    it('streams the board as of one moment, as CSV and NDJSON, with N and the moment', async () => {
+      const expected = await board();
+      const csv = await exportOf('?spaceId=1');
+      expect(csv.status).toBe(200);
+      expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(csv.headers.get('content-disposition')).toBe(
+        'attachment; filename="space-1-all-time.csv"',
+      );
+      expect(Number(csv.headers.get('x-board-entries'))).toBe(expected.totalCount);
+      expect(Date.parse(csv.headers.get('x-board-as-of') ?? '')).toBeLessThanOrEqual(Date.now());
+      const lines = (await csv.text()).trim().split('\n');
+      expect(lines[0]).toBe('rank,address,username,points');
+      expect(lines.slice(1)).toEqual(
+        expected.list.map((e) => `${e.rank},${e.address.address},,${e.points}`),
+      );
+      const ndjson = await exportOf('?spaceId=1&format=ndjson');
+      expect(ndjson.headers.get('content-type')).toBe('application/x-ndjson');
+      expect(
+        (await ndjson.text())
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      ).toEqual(
+        expected.list.map((e) => ({
+          rank: e.rank,
+          address: e.address.address,
+          username: null,
+          points: e.points,
+        })),
+      );
+    });
+
+    it('answers its refusals in the error envelope with their own status', async () => {
+      const refusal = async (response: Response) => ({
+        status: response.status,
+        body: await response.json(),
+      });
+      expect(await refusal(await exportOf('?spaceId=1', null))).toEqual({
+        status: 401,
+        body: envelope('TOKEN_REQUIRED', 'Access token is required', 'AUTHENTICATION', 401),
+      });
+      expect(await refusal(await exportOf('?spaceId=1', ingestToken))).toEqual({
+        status: 403,
+        body: envelope(
+          'INSUFFICIENT_SCOPE',
+          "Access token lacks the 'query' scope",
+          'AUTHENTICATION',
+          403,
+        ),
+      });
+      expect(await refusal(await exportOf('?spaceId=404'))).toEqual({
+        status: 404,
+        body: envelope('SPACE_NOT_FOUND', 'Space not found', 'NOT_FOUND', 404),
+      });
+      expect(await refusal(await exportOf('?spaceId=1&format=pdf'))).toEqual({
+        status: 400,
+        body: envelope('INVALID_ARGUMENT', 'format must be csv or ndjson', 'VALIDATION', 400),
+      });
+    });
+
+    it('ends the export when its client goes away', async () => {
+      const exports = app.get(BoardExportService);
+      const controller = new AbortController();
+      const response = await exportOf('?spaceId=1', queryToken, controller.signal);
+      expect(response.status).toBe(200);
+      controller.abort();
+      for (let i = 0; i < 50 && exports.inProgress > 0; i++) await sleep(20);
+      expect(exports.inProgress).toBe(0);
+      expect((await exportOf('?spaceId=1')).status).toBe(200);
     });
   });
 });

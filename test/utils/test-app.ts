@@ -117,6 +117,7 @@ export async function startTestApp(
     PORT: '0',
     RATE_LIMIT_TOKEN: 'off',
     RATE_LIMIT_ADDRESS: 'off',
+    RATE_LIMIT_EXPORT: 'off',
     ...env,
   });
   const logs = new LogRecorder();

@@ -30,12 +30,13 @@ export function envelopeFor(
   code: ErrorCode,
   message: string = ERROR_DEFINITIONS[code].message,
   requestId?: string,
+  httpStatus: number = ERROR_DEFINITIONS[code].httpStatus,
 ): GraphQLFormattedError {
   const definition = ERROR_DEFINITIONS[code];
   const extensions: ErrorEnvelopeExtensions = {
     code,
     category: definition.category,
-    http_status: definition.httpStatus,
+    http_status: httpStatus,
     ...(requestId ? { request_id: requestId } : {}),
     timestamp: new Date().toISOString(),
   };
@@ -43,15 +44,26 @@ export function envelopeFor(
 }
 
 /**
+ * The HTTP status of a whole request refused with `code` outside GraphQL: its own, except that a
+ * refusal GraphQL answers with 200 (an error beside data) is 404 or 400 by its category.
+ */
+export function routeStatusOf(code: ErrorCode): number {
+  const { httpStatus, category } = ERROR_DEFINITIONS[code];
+  if (httpStatus !== 200) return httpStatus;
+  return category === 'NOT_FOUND' ? 404 : 400;
+}
+
+/**
  * The body of an HTTP answer refused whole, outside GraphQL (a route of the module, or a request a
- * host turns away before GraphQL): the same `{ errors: [...] }` shape as a GraphQL answer.
+ * host turns away before GraphQL): the same `{ errors: [...] }` shape as a GraphQL answer, with
+ * the status of {@link routeStatusOf}.
  */
 export function errorResponseBody(
   code: ErrorCode,
   message?: string,
   requestId?: string,
 ): { errors: GraphQLFormattedError[] } {
-  return { errors: [envelopeFor(code, message, requestId)] };
+  return { errors: [envelopeFor(code, message, requestId, routeStatusOf(code))] };
 }
 
 /**

@@ -13,6 +13,8 @@ export class LoyaltyException extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string = ERROR_DEFINITIONS[code].message,
+    /** For a refusal to retry later (429, 503) outside GraphQL: the Retry-After to send. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'LoyaltyException';

@@ -24,6 +24,8 @@ export interface AppConfig {
   rateLimits: { token: RateLimitRule[]; address: RateLimitRule[] };
   /** POST /ingest: its own budget per token, and how much one request may carry. */
   ingest: IngestLimits;
+  /** GET /export: its own budget per token, and exports one process streams at once. */
+  boardExport: { rateLimits: RateLimitRule[]; maxConcurrent: number };
   /** In-process rank indexes: entries held across boards (0: pages from SQL only). */
   rankIndex: { maxEntries: number };
   /** Repeated identical /query requests are answered from memory this long (0: never). */
@@ -174,6 +176,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       rateLimits: readRules(env, 'RATE_LIMIT_INGEST', '50/1s,1000/60s', problems),
       maxRecords: readInt(env, 'INGEST_MAX_RECORDS', 10_000, 1, 100_000, problems),
       maxBodyBytes: readInt(env, 'INGEST_MAX_BODY_BYTES', 16_777_216, 1024, 268_435_456, problems),
+    },
+    boardExport: {
+      // An export reads what thousands of pages would: a few an hour per token.
+      rateLimits: readRules(env, 'RATE_LIMIT_EXPORT', '2/1m,20/1h', problems),
+      maxConcurrent: readInt(env, 'EXPORT_MAX_CONCURRENT', 2, 1, 32, problems),
     },
     rankIndex: {
       maxEntries: readInt(env, 'RANK_INDEX_MAX_ENTRIES', 5_000_000, 0, 1_000_000_000, problems),

@@ -20,7 +20,11 @@ export interface QueryGateOptions {
   path: string;
   /** The scope a token needs here. */
   scope: TokenScope;
-  /** Token budgets are per token and per scope: ingestion never spends the query budget. */
+  /**
+   * The budget's name (default: the scope). Token budgets are per token and per budget: ingestion
+   * never spends the query budget, nor an export the pages'.
+   */
+  budget?: string;
   rateLimits: { token: RateLimitRule[]; address: RateLimitRule[] };
   /** Omitted: no deadline (a write runs to its commit or rollback; its answer says which). */
   requestTimeoutMs?: number;
@@ -90,7 +94,7 @@ function isIdePageRequest(request: FastifyRequest): boolean {
 }
 
 /**
- * What a request to `options.path` (/query, /ingest) must pass before it is read, once per HTTP
+ * What a request to `options.path` (/query, /ingest, /export) must pass before it is read, once per HTTP
  * request: 503 while shutting down or the database is down; an address over its budget refused
  * before any token lookup (unless the token was seen valid here lately), so tokens cannot be
  * guessed at speed; the token (a bad one spends the address's budget); its own budget, then its
@@ -151,7 +155,7 @@ export function installQueryGate(
       return refuse(reply, request, error.code, error.message);
     }
     const decision = await services.limiter.consume(
-      `token:${token.id}:${options.scope}`,
+      `token:${token.id}:${options.budget ?? options.scope}`,
       options.rateLimits.token,
     );
     if (decision) {

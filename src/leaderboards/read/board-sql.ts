@@ -15,6 +15,10 @@ export interface BoardSql {
   pageAfter: string;
   pageBefore: string;
   wholeBoard: string;
+  exportFirst: string;
+  exportAfter: string;
+  countOnBoard: string;
+  unfoldedSince: string;
 }
 
 const COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
@@ -47,7 +51,25 @@ export function boardSql(dialect: SqlDialect): BoardSql {
     pageBefore: keysetPageSql(ranked, 'before'),
     // Every entry in rank order, for loading a rank index. Params: spaceId, sprintId.
     wholeBoard: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD}`,
+    // An export's pages: a page as above, with each entry's profile. Params: spaceId, sprintId,
+    // limit, and keysetPageParams.
+    exportFirst: withProfiles(
+      `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD} LIMIT ?`,
+    ),
+    exportAfter: withProfiles(keysetPageSql(ranked, 'after')),
+    // The entries on the board, counted (not the boards row's count). Params: spaceId, sprintId.
+    countOnBoard: `SELECT COUNT(*) AS entryCount FROM ${ranked} WHERE ${ON_BOARD}`,
+    // SQLite: whether board_entries may lack some of the board's changes (see BoardBacklog).
+    unfoldedSince:
+      'SELECT unfolded_since AS unfoldedSince FROM boards WHERE space_id = ? AND sprint_id = ?',
   };
+}
+
+/** A page's entries with their profiles' address and username (null without a profile row). */
+function withProfiles(page: string): string {
+  return `SELECT b.addressKey, b.points, b.reachedAt, p.address, p.username
+    FROM (${page}) AS b LEFT JOIN profiles p ON p.address_key = b.addressKey
+    ORDER BY b.points DESC, b.reachedAt ASC, b.addressKey ASC`;
 }
 
 export function countAheadParams(board: BoardRef, key: RankKey): unknown[] {
