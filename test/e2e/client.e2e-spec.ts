@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildSchema, parse, validate } from 'graphql';
@@ -8,20 +10,20 @@ import {
   createClient,
   LoyaltyApiError,
   type ClientOptions,
+  type ExportRow,
   type Progress,
 } from '../../packages/client/src';
 import { bruteForceBoard, PointsFixture, seeded } from '../utils/board-model';
-import { runCli } from '../utils/cli';
 import { scratchPath } from '../utils/scratch-files';
-import { createTestDatabase, TestDatabase } from '../utils/test-databases';
+import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
 const ROOT = join(__dirname, '..', '..');
 const CLIENT = join(ROOT, 'packages', 'client');
 const run = promisify(execFile);
 
-/** 2,600 addresses on space 1 (52 pages of 50), written as an NDJSON file and imported. */
-function fixture(): { file: string; events: PointsFixture[] } {
+/** 2,600 addresses on space 1 (52 pages of 50), as the records `import` would read. */
+function fixture(): { records: Array<Record<string, unknown>>; events: PointsFixture[] } {
   const rand = seeded(11);
   const events: PointsFixture[] = Array.from({ length: 2600 }, (_, i) => ({
     key: `c${i}`,
@@ -30,15 +32,87 @@ function fixture(): { file: string; events: PointsFixture[] } {
     points: 1 + Math.floor(rand() * 400),
     occurredAt: new Date(Date.UTC(2026, 0, 1 + (i % 28))).toISOString(),
   }));
-  const lines = [
+  const records = [
     { type: 'space', id: 1, name: 'Client space' },
     { type: 'quest', id: 'q1', spaceId: 1, name: 'Quest one', status: 'Active' },
     ...events.map((e) => ({ type: 'points', ...e })),
   ];
-  const file = scratchPath('client-', 'board.ndjson');
-  writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
-  return { file, events };
+  return { records, events };
 }
+
+const SPRINT = {
+  type: 'sprint',
+  id: 101,
+  spaceId: 1,
+  name: 'Second week',
+  startTime: '2026-01-08T00:00:00Z',
+  endTime: '2026-01-15T00:00:00Z',
+};
+/** Names to carry through an export: none, multi-byte, and CSV's special characters. */
+const PROFILES = [
+  { type: 'profile', address: '0xC000001', username: 'Zoë 🦊 渡辺' },
+  { type: 'profile', address: '0xC000002', username: '=a,"b"' },
+  { type: 'profile', address: '0xC000003', username: 'plain' },
+];
+
+/**
+ * A stand-in in front of the app: POST /query is passed on; GET /export is answered by `exports`
+ * (default: a 404 page, as a server without the endpoint would).
+ */
+async function proxy(
+  app: TestApp,
+  exports?: (upstream: Response, res: ServerResponse) => Promise<void>,
+): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const origin = new URL(app.url).origin;
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const upstream = await fetch(`${origin}${req.url}`, {
+      method: req.method,
+      headers: {
+        'content-type': req.headers['content-type'] ?? 'application/json',
+        'access-token': String(req.headers['access-token']),
+      },
+      body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
+    });
+    if (req.url?.startsWith('/export') && exports) return exports(upstream, res);
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? '' });
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  };
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url?.split('?')[0]}`);
+    if (req.url?.startsWith('/export') && !exports) {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><body>Not Found</body></html>');
+      return;
+    }
+    forward(req, res).catch((error: Error) => res.destroy(error));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/query`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A walk's entries as the rows an export holds. */
+const asRow = (entry: {
+  rank: number;
+  points: number;
+  address: { address: string; username?: string | null } | null;
+}): ExportRow => ({
+  rank: entry.rank,
+  address: entry.address!.address,
+  username: entry.address!.username ?? null,
+  points: entry.points,
+});
 
 const ranked = (events: PointsFixture[]) =>
   bruteForceBoard(events, 1).map((e) => `${e.rank}:${e.addressKey}:${e.points}`);
@@ -62,9 +136,8 @@ describe('the TypeScript client against the real service', () => {
     const data = fixture();
     events = data.events;
     expected = ranked(events);
-    const imported = await runCli(['import', data.file], { DATABASE_URL: db.url });
-    expect(imported.code).toBe(0);
     t = await startTestApp('sqlite', {}, db);
+    await t.load(data.records);
   });
   afterAll(async () => {
     await t?.app.close();
@@ -422,7 +495,12 @@ describe('the TypeScript client against the real service', () => {
       const out = scratchPath('export-', 'board.csv');
       const result = await cli(['export', '--space', '1', '--out', out, '--page-delay', '0']);
       expect(result.code).toBe(0);
-      expect(result.stderr).toContain(`Exported ${expected.length} entries.`);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^Exported ${expected.length} entries as of \\d{4}-\\d\\d-\\d\\dT[\\d:]+\\.\\d{3}Z \\(consistent snapshot\\)\\.\\n$`,
+        ),
+      );
+      expect(readdirSync(dirname(out))).toEqual(['board.csv']); // no temporary file left
       const rows = readFileSync(out, 'utf8').trim().split('\n');
       expect(rows[0]).toBe('rank,address,username,points');
       expect(
@@ -435,6 +513,90 @@ describe('the TypeScript client against the real service', () => {
       expect((await cli(['top', '--space', '1'], { LOYALTY_TOKEN: '' })).stderr).toContain(
         'LOYALTY_TOKEN',
       );
+    });
+
+    it('writes the same NDJSON from the snapshot as from a walk (--walk) of the still board', async () => {
+      const snapshot = await cli(['export', '--space', '1', '--format', 'ndjson']);
+      const walk = await cli([
+        'export',
+        '--space',
+        '1',
+        '--format',
+        'ndjson',
+        '--walk',
+        '--page-delay',
+        '0',
+      ]);
+      expect([snapshot.code, walk.code]).toEqual([0, 0]);
+      expect(snapshot.stderr).toContain('(consistent snapshot)');
+      expect(walk.stderr).toBe(`Exported ${expected.length} entries.\n`);
+      expect(snapshot.stdout).toBe(walk.stdout);
+      const first = JSON.parse(snapshot.stdout.split('\n')[0]);
+      expect(Object.keys(first)).toEqual(['rank', 'address', 'username', 'points']);
+      expect(first.username).toBeNull();
+    });
+
+    it('walks, after a warning, a server without the export, and still writes the whole board', async () => {
+      const old = await proxy(t);
+      try {
+        const out = scratchPath('fallback-', 'board.csv');
+        const result = await cli(['export', '--space', '1', '--out', out, '--page-delay', '0'], {
+          LOYALTY_ENDPOINT: old.url,
+        });
+        expect(result.code).toBe(0);
+        expect(result.stderr).toContain(
+          'Warning: the server offers no consistent export, so the board is walked page by page.',
+        );
+        expect(result.stderr).toContain(`Exported ${expected.length} entries.\n`);
+        expect(result.stderr).not.toContain('snapshot)');
+        expect(old.seen[0]).toBe('GET /export');
+        expect(old.seen.slice(1).every((request) => request === 'POST /query')).toBe(true);
+        const rows = readFileSync(out, 'utf8').trim().split('\n');
+        expect(
+          rows.slice(1).map((row) => {
+            const [rank, address, , points] = row.split(',');
+            return `${rank}:${address.toLowerCase()}:${points}`;
+          }),
+        ).toEqual(expected);
+      } finally {
+        await old.close();
+      }
+    });
+
+    it('leaves no file that looks whole when the export breaks off, and an older one as it was', async () => {
+      // The real export, cut after 20 kB as a server that fails mid-stream cuts it.
+      const cut = await proxy(t, async (upstream, res) => {
+        const pass = ['content-type', 'x-board-entries', 'x-board-as-of'];
+        res.writeHead(
+          upstream.status,
+          Object.fromEntries(pass.map((h) => [h, upstream.headers.get(h) ?? ''])),
+        );
+        let sent = 0;
+        for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
+          res.write(chunk);
+          if ((sent += chunk.length) > 20_000) break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        res.destroy();
+      });
+      try {
+        const out = scratchPath('cut-', 'board.csv');
+        writeFileSync(out, 'yesterday\n');
+        const result = await cli(['export', '--space', '1', '--out', out], {
+          LOYALTY_ENDPOINT: cut.url,
+        });
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(
+          new RegExp(
+            `The export ended after [\\d,]+ of ${expected.length.toLocaleString('en-US')} entries`,
+          ),
+        );
+        expect(result.stderr).toContain(`Nothing was written to ${out}.`);
+        expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
+        expect(readdirSync(dirname(out))).toEqual(['board.csv']);
+      } finally {
+        await cut.close();
+      }
     });
 
     it('resumes an export with exactly the rest, and refuses an invalid resume cursor', async () => {
@@ -520,6 +682,77 @@ describe('the TypeScript client against the real service', () => {
           .map((line) => line.split('\t')[0]),
       ).toEqual(['1', '2', '3']);
       expect((await cli(['find-rank', '--space', '1', '--address', '0xnobody'])).code).toBe(3);
+    });
+  });
+});
+
+describe.each(DB_KINDS)('the consistent export of the real service on %s', (kind) => {
+  let t: TestApp;
+  let events: PointsFixture[];
+  const client = () =>
+    createClient({ endpoint: t.url, token: t.token, pageDelayMs: [0, 0], cacheTtlMs: 0 });
+  const walk = async (sprintId: number | null) => {
+    const rows: ExportRow[] = [];
+    for await (const entry of client().leaderboard(1, { sprintId })) rows.push(asRow(entry));
+    return rows;
+  };
+  const exported = async (sprintId: number | null) => {
+    const board = await client().exportBoard(1, { sprintId });
+    const rows: ExportRow[] = [];
+    for await (const row of board) rows.push(row);
+    return { board, rows };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    const data = fixture();
+    events = data.events;
+    await t.load([...data.records, SPRINT, ...PROFILES]);
+  });
+  afterAll(() => t?.close());
+
+  it.each([
+    ['the whole board', null],
+    ['a sprint', SPRINT.id],
+  ])('holds the same rows as a walk of %s while it is still', async (_, sprintId) => {
+    const before = Date.now();
+    const { board, rows } = await exported(sprintId);
+    const wanted =
+      sprintId === null
+        ? bruteForceBoard(events, 1)
+        : bruteForceBoard(events, 1, {
+            start: SPRINT.startTime,
+            end: SPRINT.endTime,
+          });
+    expect(board.entries).toBe(wanted.length);
+    expect(board.asOf.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(board.asOf.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(rows).toEqual(await walk(sprintId));
+    expect(rows.map((r) => `${r.rank}:${r.address.toLowerCase()}:${r.points}`)).toEqual(
+      wanted.map((e) => `${e.rank}:${e.addressKey}:${e.points}`),
+    );
+    if (sprintId === null)
+      expect(
+        rows
+          .filter((r) => r.username !== null)
+          .map((r) => r.username)
+          .sort(),
+      ).toEqual(PROFILES.map((p) => p.username).sort());
+  });
+
+  it('carries the server refusals as their codes', async () => {
+    await expect(client().exportBoard(404)).rejects.toMatchObject({
+      code: 'SPACE_NOT_FOUND',
+      details: { httpStatus: 404 },
+    });
+    await expect(client().exportBoard(1, { sprintId: 999 })).rejects.toMatchObject({
+      code: 'INVALID_SPRINT_ID',
+      message: 'Invalid sprint ID',
+    });
+    const stranger = createClient({ endpoint: t.url, token: 'not-a-token' });
+    await expect(stranger.exportBoard(1)).rejects.toMatchObject({
+      code: 'INVALID_TOKEN',
+      details: { httpStatus: 401 },
     });
   });
 });
