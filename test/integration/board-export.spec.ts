@@ -429,3 +429,26 @@ describe.each(DB_KINDS)('a large board exported on %s', (kind) => {
     );
   }, 60_000);
 });
+
+describe('GET /export on an in-memory SQLite database', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', { DATABASE_URL: 'sqlite::memory:' });
+    await t.load([{ type: 'space', id: SPACE, name: 'In memory' }]);
+  });
+
+  afterAll(() => t?.close());
+
+  it('refuses clearly, since there is no second connection to read a snapshot on', async () => {
+    const response = await fetch(`${t.url.replace(/\/query$/, '/export')}?spaceId=${SPACE}`, {
+      headers: { 'access-token': t.token },
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).errors[0]).toMatchObject({
+      message: expect.stringContaining('an in-memory database (sqlite::memory:)'),
+      extensions: { code: 'OPERATION_NOT_SUPPORTED', http_status: 400 },
+    });
+    expect(t.app.get(BoardExportService).inProgress).toBe(0);
+  });
+});

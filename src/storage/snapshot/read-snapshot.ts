@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { ErrorCode } from '../../common/errors/error-code';
+import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { dialectOf } from '../dialect/sql-dialect';
 
 export type SnapshotRow = Record<string, unknown>;
@@ -58,8 +60,9 @@ export class ReadSnapshots {
   private openSqlite(): ReadSnapshot {
     const file = (this.dataSource.options as { database?: unknown }).database;
     if (typeof file !== 'string' || file === ':memory:')
-      throw new Error(
-        'A read snapshot needs a SQLite database file: an in-memory one has no second connection',
+      throw new LoyaltyException(
+        ErrorCode.OPERATION_NOT_SUPPORTED,
+        'This needs a SQLite database file: an in-memory database (sqlite::memory:) has no second connection to read a snapshot on',
       );
     // The driver's own better-sqlite3: the module does not load it a second time.
     const Sqlite = (this.dataSource.driver as unknown as { sqlite: SqliteConstructor }).sqlite;
