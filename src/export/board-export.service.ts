@@ -64,13 +64,14 @@ export class BoardExportService {
 
   /**
    * Opens the export of a space's all-time board (`sprintId` null) or of one sprint's: `Space not
-   * found` (also for a private space `reader` may not read) and `Invalid sprint ID` as on /query;
-   * SERVICE_UNAVAILABLE while the process runs its most exports.
+   * found` (also for a private space `reader` may not read; without a reader, as an operator's
+   * command line, every space) and `Invalid sprint ID` as on /query; SERVICE_UNAVAILABLE while the
+   * process runs its most exports.
    */
   async open(
     spaceId: number,
     sprintId: number | null,
-    reader: SpaceReader | null,
+    reader?: SpaceReader | null,
   ): Promise<BoardExport> {
     await this.spaces.requireSpace(spaceId, reader);
     if (sprintId !== null) await this.spaces.requireSprint(spaceId, sprintId);

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { addressKeyOf } from '../../common/address-key';
-import type { BoardCsvRow } from '../../common/csv';
-import { ProfilesService } from '../../profiles/profiles.service';
 import type { SpaceReader } from '../../spaces/space-reader';
 import { SpacesService } from '../../spaces/spaces.service';
 import { BoardReader } from '../read/board-reader';
@@ -9,7 +7,7 @@ import { CursorService } from '../paging/cursor.service';
 import { toLoyaltyPointsRank, toLoyaltyPointsRanks } from './leaderboard.mapper';
 import type { LoyaltyPointsRank } from './loyalty-points-rank.model';
 import type { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
-import { MAX_PAGE_SIZE, PageRequest, PagingArgs, toPageRequest } from '../paging/page-request';
+import { PagingArgs, toPageRequest } from '../paging/page-request';
 import { ALL_TIME_SPRINT_ID, BoardRef } from '../ranking/ranking';
 
 @Injectable()
@@ -18,7 +16,6 @@ export class LeaderboardsService {
     private readonly spaces: SpacesService,
     private readonly reader: BoardReader,
     private readonly cursors: CursorService,
-    private readonly profiles: ProfilesService,
   ) {}
 
   /** A page of a space's board; the space is already known to exist. */
@@ -57,35 +54,6 @@ export class LeaderboardsService {
     const board = await this.boardOf(spaceId, sprintId);
     const entry = await this.reader.findEntry(board, addressKeyOf(address));
     return entry ? toLoyaltyPointsRank(board, entry) : null;
-  }
-
-  /**
-   * Every entry of a board in rank order, with its profile, read in keyset pages of `pageSize`
-   * (the walk a client does through /query, without the HTTP round trips). `Space not found` and
-   * `Invalid sprint ID` as on /query.
-   */
-  async *exportBoard(
-    spaceId: number,
-    sprintId: number | null | undefined,
-    pageSize = MAX_PAGE_SIZE,
-  ): AsyncGenerator<BoardCsvRow> {
-    await this.spaces.requireSpace(spaceId);
-    const board = await this.boardOf(spaceId, sprintId);
-    let request: PageRequest = { kind: 'first', size: pageSize };
-    for (;;) {
-      const page = await this.reader.readPage(board, request);
-      const addresses = await this.profiles.loadAddresses(page.entries.map((e) => e.addressKey));
-      for (const [i, entry] of page.entries.entries()) {
-        yield {
-          rank: entry.rank,
-          address: addresses[i].address,
-          username: addresses[i].username ?? null,
-          points: entry.points,
-        };
-      }
-      if (!page.hasNextPage || page.entries.length === 0) return;
-      request = { kind: 'after', key: page.entries[page.entries.length - 1], size: pageSize };
-    }
   }
 
   private async boardOf(spaceId: number, sprintId: number | null | undefined): Promise<BoardRef> {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BOARD_CSV_HEADER, boardCsvLine } from '../../../common/csv';
-import { LeaderboardsService } from '../../../leaderboards/graphql/leaderboards.service';
+import { BoardExportService } from '../../../export/board-export.service';
 import { withContext } from '../support/app-context';
 import { parseFlags, positiveInt, UsageError } from '../support/cli-args';
 import type { Command } from './command';
@@ -10,7 +10,7 @@ export const exportCommand: Command<{ spaceId: number; sprintId: number | null }
   name: 'export',
   usage: 'export --space ID [--sprint ID]',
   help: `  export --space ID [--sprint ID]
-                              print a board as CSV in rank order: rank,address,username,points`,
+                              print a board as CSV in rank order, as of one moment: rank,address,username,points`,
   parse(args) {
     const option = parseFlags(args, ['space', 'sprint'], this.usage);
     const spaceId = positiveInt(option('space'), '--space', 0);
@@ -22,21 +22,18 @@ export const exportCommand: Command<{ spaceId: number; sprintId: number | null }
     await withContext(
       config,
       async (app) => {
-        const board = app.get(LeaderboardsService).exportBoard(spaceId, sprintId);
+        // The snapshot GET /export reads: writers of a serving instance go on meanwhile.
+        const board = await app.get(BoardExportService).open(spaceId, sprintId);
         async function* csv(): AsyncGenerator<string> {
-          let text = `${BOARD_CSV_HEADER}\n`;
-          for await (const row of board) {
-            text += `${boardCsvLine(row)}\n`;
-            if (text.length >= 64 * 1024) {
-              yield text;
-              text = '';
-            }
+          yield `${BOARD_CSV_HEADER}\n`;
+          for await (const page of board.pages()) {
+            yield page.map((row) => `${boardCsvLine(row)}\n`).join('');
           }
-          yield text;
         }
         try {
           await pipeline(Readable.from(csv()), process.stdout, { end: false });
         } catch (error) {
+          await board.close();
           // `export ... | head` closes the pipe early: that is a reader's choice, not a failure.
           if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
         }
