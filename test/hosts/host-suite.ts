@@ -1,8 +1,8 @@
 // The host test, the same file in every NestJS host fixture (scripts/test-hosts.js checks that the
 // copies match). It boots the host's own app on one database, creates a token, sends records to
-// POST /ingest as JSON and NDJSON, walks a leaderboard through the host's GraphQL path, and checks
-// the error envelope. Test names start with the step of the runner's table they prove:
-// boot, cli, ingest, walk, errors. Jest and vitest both run it (describe/it/expect as globals).
+// POST /ingest as JSON and NDJSON, walks a leaderboard through the host's GraphQL path and exports
+// it through GET /export, and checks the error envelope. Test names start with the step of the
+// runner's table they prove: boot, cli, ingest, walk, errors. Jest and vitest both run it (describe/it/expect as globals).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -340,6 +340,39 @@ export function hostSuite(createApp: () => Promise<INestApplication>): void {
         }
         expect(totals).toEqual(Array(Math.ceil(expected.length / 50)).fill(expected.length));
         expect(entries).toEqual(expected);
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      'walk: GET /export streams the same board whole, as of one moment, as NDJSON',
+      async () => {
+        booted();
+        const response = await fetch(`${base}/export?spaceId=${SPACE_ID}&format=ndjson`, {
+          headers: { 'access-token': token },
+        });
+        const text = await response.text();
+        expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
+          status: 200,
+          type: 'application/x-ndjson',
+        });
+        const expected = expectedBoard()
+          .filter((entry) => ingested.has(entry.rank - 1))
+          .map((entry, index) => ({
+            rank: index + 1,
+            address: entry.address.address,
+            username: entry.address.username,
+            points: entry.points,
+          }));
+        if (expected.length === 0) throw new Error(`${NOT_RUN} the ingest tests applied nothing`);
+        expect(Number(response.headers.get('x-board-entries'))).toBe(expected.length);
+        expect(Number.isNaN(Date.parse(response.headers.get('x-board-as-of') ?? ''))).toBe(false);
+        expect(
+          text
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line)),
+        ).toEqual(expected);
       },
       STEP_TIMEOUT,
     );
