@@ -10,7 +10,7 @@ import {
 } from '../../storage/transactions/transaction-runner';
 import { BoardBacklog } from './board-backlog';
 import type { BoardRef } from '../ranking/ranking';
-import { afterCommit } from '../../storage/transactions/commit-hooks';
+import { afterCommit, commitRightAfter } from '../../storage/transactions/commit-hooks';
 
 /** After this long without a commit, the writer folds the board with the most dirty entries. */
 const IDLE_FOLD_MS = 1_000;
@@ -110,15 +110,17 @@ export class BoardBacklogService
   }
 
   /**
-   * Folds the board in a transaction of the writer and opens the snapshot in its commit hook: the
-   * runner settles a group's units (and runs their hooks) before it begins the next transaction,
-   * and SQLite's snapshot is taken synchronously, so it sees the board folded. Another process
+   * Folds the board in a transaction of the writer that ends with the fold, and opens the snapshot
+   * in its commit hook: the runner settles a group's units (and runs their hooks) before it begins
+   * the next transaction, and SQLite's snapshot is taken synchronously, so it sees the board folded. Another process
    * writing the database meanwhile could still leave changes unfolded: callers check.
    */
   async settledSnapshot<S>(board: BoardRef, open: () => Promise<S>): Promise<S> {
     let opened: Promise<S> | undefined;
     await this.transactions.run((manager) => {
       this.backlog.fold(this.native(manager), board);
+      // Writes of units queued behind this one would leave the board unfolded in the snapshot.
+      commitRightAfter(manager);
       afterCommit(manager, () => {
         opened = open();
         // Rejections are the caller's, below; none may go unhandled meanwhile.

@@ -11,6 +11,7 @@ import {
   storedNotes,
 } from '../../../test/utils/scratch-sqlite';
 import { GroupCommitTransactionRunner } from './group-commit-transaction-runner';
+import { commitRightAfter } from '../transactions/commit-hooks';
 import { afterCommit } from '../transactions/transaction-runner';
 
 describe('GroupCommitTransactionRunner on SQLite', () => {
@@ -49,6 +50,31 @@ describe('GroupCommitTransactionRunner on SQLite', () => {
     expect(results).toEqual([10, 20, 30]);
     expect(seen).toEqual([[1], [1, 2], [1, 2, 3]]);
     expect(commits()).toBe(1);
+    expect(await stored()).toEqual([1, 2, 3]);
+  });
+
+  it('commits right after a unit that asks to be last, before the units queued behind it', async () => {
+    let statementsAtHook = -1;
+    const last = async (manager: EntityManager) => {
+      await insert(manager, 1);
+      commitRightAfter(manager);
+      afterCommit(manager, () => (statementsAtHook = statements.length));
+      return 1;
+    };
+    const unit = (id: number) => async (manager: EntityManager) => {
+      await insert(manager, id);
+      return id;
+    };
+    const results = await Promise.all([runner.run(last), runner.run(unit(2)), runner.run(unit(3))]);
+    expect(results).toEqual([1, 2, 3]);
+    expect(commits()).toBe(2);
+    // When unit 1's hook ran, its commit was the last statement: unit 2 had not begun.
+    const inserts = statements.filter((sql) => sql.startsWith('INSERT INTO notes'));
+    expect(inserts).toHaveLength(3);
+    expect(
+      statements.slice(0, statementsAtHook).filter((sql) => sql.startsWith('INSERT INTO notes')),
+    ).toHaveLength(1);
+    expect(commitsIn(statements.slice(0, statementsAtHook))).toBe(1);
     expect(await stored()).toEqual([1, 2, 3]);
   });
 

@@ -1,7 +1,11 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { DataSource, EntityManager } from 'typeorm';
-import { collectCommitHooks, runCommitHooks } from '../transactions/commit-hooks';
+import {
+  collectCommitHooks,
+  commitsRightAfter,
+  runCommitHooks,
+} from '../transactions/commit-hooks';
 import { backOffOrThrow, newAttempts, retryLimitOf } from '../transactions/retry-policy';
 import { TransactionObserver, TransactionRunner } from '../transactions/transaction-runner';
 import type { WriteLoadHint } from '../transactions/write-load';
@@ -179,6 +183,8 @@ export class GroupCommitTransactionRunner
         const hooks = collectCommitHooks(manager);
         try {
           results.push({ ok: true, value: await unit.work(manager), hooks });
+          // The units after it wait for the next group, as when the budget runs out.
+          if (commitsRightAfter(manager)) break;
         } catch (error) {
           // Another process holding the database: the whole group waits and runs again.
           if (retryLimitOf(error) > 1) throw error;
