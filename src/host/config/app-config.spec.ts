@@ -48,8 +48,8 @@ describe('loadConfig', () => {
         },
         boardExport: {
           rateLimits: [
-            { name: '2/1m', limit: 2, ttlMs: 60_000 },
-            { name: '20/1h', limit: 20, ttlMs: 3_600_000 },
+            { name: '3/1m', limit: 3, ttlMs: 60_000 },
+            { name: '30/1h', limit: 30, ttlMs: 3_600_000 },
           ],
           maxConcurrent: 2,
         },

@@ -179,7 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     boardExport: {
       // An export reads what thousands of pages would: a few an hour per token.
-      rateLimits: readRules(env, 'RATE_LIMIT_EXPORT', '2/1m,20/1h', problems),
+      rateLimits: readRules(env, 'RATE_LIMIT_EXPORT', '3/1m,30/1h', problems),
       maxConcurrent: readInt(env, 'EXPORT_MAX_CONCURRENT', 2, 1, 32, problems),
     },
     rankIndex: {
