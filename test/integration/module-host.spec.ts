@@ -46,7 +46,11 @@ class HostModule {
   static on(platform: Platform, database: TestDatabase): DynamicModule {
     const typeorm: TypeOrmModuleOptions =
       database.kind === 'sqlite'
-        ? { type: 'better-sqlite3', database: database.url.slice('sqlite:'.length) }
+        ? {
+            type: 'better-sqlite3',
+            database: database.url.slice('sqlite:'.length),
+            enableWAL: true,
+          }
         : { type: 'mysql', url: database.url };
     return {
       module: HostModule,
@@ -521,7 +525,7 @@ describe.each(CASES)('the module inside a %s host on %s', (platform, kind) => {
       });
     });
 
-    it('ends the export when its client goes away', async () => {
+    it('releases the export when its client goes away', async () => {
       const exports = app.get(BoardExportService);
       const controller = new AbortController();
       const response = await exportOf('?spaceId=1', queryToken, controller.signal);

@@ -29,7 +29,7 @@ interface SqliteDatabase {
     get(...params: unknown[]): unknown;
   };
   exec(sql: string): void;
-  pragma(sql: string): unknown;
+  pragma(sql: string, options?: { simple: boolean }): unknown;
   close(): void;
 }
 type SqliteConstructor = new (
@@ -68,6 +68,13 @@ export class ReadSnapshots {
     const Sqlite = (this.dataSource.driver as unknown as { sqlite: SqliteConstructor }).sqlite;
     const db = new Sqlite(file, { readonly: true, fileMustExist: true });
     try {
+      // Outside WAL a reader's lock holds every writer up until it ends, and better-sqlite3 waits
+      // for a lock on the event loop: an export would stall the process's writes.
+      if (db.pragma('journal_mode', { simple: true }) !== 'wal')
+        throw new LoyaltyException(
+          ErrorCode.OPERATION_NOT_SUPPORTED,
+          "This needs the SQLite database in WAL mode (PRAGMA journal_mode = WAL, or TypeORM's enableWAL: true): otherwise reading a snapshot would hold every writer up",
+        );
       db.pragma('busy_timeout = 5000');
       db.exec('BEGIN');
       // The first read pins the snapshot: BEGIN alone takes none.
@@ -104,7 +111,7 @@ export class ReadSnapshots {
       await runner.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
       await runner.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
     } catch (error) {
-      await runner.release().catch(() => undefined);
+      await discard(runner);
       throw error;
     }
     const takenAt = Date.now();
@@ -117,10 +124,23 @@ export class ReadSnapshots {
         open = false;
         try {
           await runner.query('COMMIT');
-        } finally {
-          await runner.release();
+        } catch (error) {
+          await discard(runner);
+          throw error;
         }
+        await runner.release();
       },
     };
   }
+}
+
+/**
+ * Closes a pooled connection instead of giving it back: its session may still hold the pending
+ * isolation level or the open read-only transaction, which the pool's next user must not inherit.
+ */
+async function discard(runner: QueryRunner): Promise<void> {
+  const connection = (runner as unknown as { databaseConnection?: { destroy?: () => void } })
+    .databaseConnection;
+  connection?.destroy?.();
+  await runner.release().catch(() => undefined);
 }

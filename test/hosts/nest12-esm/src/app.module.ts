@@ -22,7 +22,7 @@ const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
   imports: [
     TypeOrmModule.forRoot({
       ...(db.startsWith('sqlite:')
-        ? { type: 'better-sqlite3', database: db.slice('sqlite:'.length) }
+        ? { type: 'better-sqlite3', database: db.slice('sqlite:'.length), enableWAL: true }
         : { type: 'mysql', url: db, timezone: 'Z' }), // 'mysql' serves MariaDB too
       autoLoadEntities: true,
       migrations: LOYALTY_MIGRATIONS, // the schema comes from these, not from synchronize
