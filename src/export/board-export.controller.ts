@@ -2,6 +2,7 @@ import {
   Controller,
   Get,
   Inject,
+  Logger,
   Query,
   Res,
   StreamableFile,
@@ -64,6 +65,7 @@ function id(query: Record<string, unknown>, name: string): number | undefined {
 @RequiresScope('query')
 export class BoardExportController {
   private readonly stallMs: number;
+  private readonly logger = new Logger('Export');
 
   constructor(
     private readonly exports: BoardExportService,
@@ -71,6 +73,16 @@ export class BoardExportController {
     @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
   ) {
     this.stallMs = options.boardExport?.stallTimeoutMs ?? DEFAULT_EXPORT_STALL_MS;
+  }
+
+  /**
+   * A failure while streaming: the answer is cut, never ended, so that a client cannot take the
+   * rows it got for the whole board (Nest calls this on Express; Fastify cuts it itself).
+   */
+  private cut(error: Error, response: unknown): void {
+    this.logger.error(`Export failed while streaming: ${error.message}`);
+    const raw = (response as { raw?: { destroy?: () => void } }).raw ?? response;
+    (raw as { destroy?: () => void }).destroy?.();
   }
 
   @Get(EXPORT_PATH)
@@ -97,15 +109,20 @@ export class BoardExportController {
         `format must be ${EXPORT_FORMATS.join(' or ')}`,
       );
     const board = await this.exports.open(spaceId, sprintId, token);
-    const kind = format as ExportFormat;
-    const name = `space-${spaceId}-${sprintId === null ? 'all-time' : `sprint-${sprintId}`}.${kind}`;
-    const http = this.adapterHost.httpAdapter;
-    http.setHeader(response, 'X-Board-Entries', String(board.entries));
-    http.setHeader(response, 'X-Board-As-Of', board.asOf.toISOString());
-    http.setHeader(response, 'Cache-Control', 'no-store');
-    return new StreamableFile(exportStream(board, kind, this.stallMs), {
-      type: EXPORT_MEDIA_TYPES[kind],
-      disposition: `attachment; filename="${name}"`,
-    });
+    try {
+      const kind = format as ExportFormat;
+      const name = `space-${spaceId}-${sprintId === null ? 'all-time' : `sprint-${sprintId}`}.${kind}`;
+      const http = this.adapterHost.httpAdapter;
+      http.setHeader(response, 'X-Board-Entries', String(board.entries));
+      http.setHeader(response, 'X-Board-As-Of', board.asOf.toISOString());
+      http.setHeader(response, 'Cache-Control', 'no-store');
+      return new StreamableFile(exportStream(board, kind, this.stallMs), {
+        type: EXPORT_MEDIA_TYPES[kind],
+        disposition: `attachment; filename="${name}"`,
+      }).setErrorHandler((error, raw) => this.cut(error, raw));
+    } catch (error) {
+      await board.close();
+      throw error;
+    }
   }
 }

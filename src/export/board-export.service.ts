@@ -85,9 +85,15 @@ export class BoardExportService {
     this.running++;
     let snapshot: ReadSnapshot | undefined;
     try {
-      snapshot = await this.settledSnapshot(board);
-      const [counted] = await snapshot.all(this.sql.countOnBoard, [spaceId, board.sprintId]);
-      return this.exportOf(board, snapshot, num(counted.entryCount));
+      const settled = await this.settledSnapshot(board);
+      snapshot = settled.snapshot;
+      // The first page is read here, so that a failure to read is a refusal, before any body.
+      const first = await snapshot.all(this.sql.exportFirst, [
+        spaceId,
+        board.sprintId,
+        EXPORT_PAGE_SIZE,
+      ]);
+      return this.exportOf(board, snapshot, settled.entries, first);
     } catch (error) {
       await snapshot?.release().catch(() => undefined);
       this.running--;
@@ -95,17 +101,24 @@ export class BoardExportService {
     }
   }
 
-  /** A snapshot in which board_entries holds all of the board's changes. */
-  private async settledSnapshot(board: BoardRef): Promise<ReadSnapshot> {
+  /**
+   * A snapshot in which board_entries holds all of the board's changes, with the board's entry
+   * count as of it (the ledger keeps it in the same transactions as the entries).
+   */
+  private async settledSnapshot(
+    board: BoardRef,
+  ): Promise<{ snapshot: ReadSnapshot; entries: number }> {
     for (let attempt = 1; ; attempt++) {
       const snapshot = await this.totals.settledSnapshot(board, () => this.snapshots.open());
       const [state] = await snapshot
-        .all(this.sql.unfoldedSince, [board.spaceId, board.sprintId])
+        .all(this.sql.boardState, [board.spaceId, board.sprintId])
         .catch(async (error: unknown) => {
           await snapshot.release().catch(() => undefined);
           throw error;
         });
-      if (state?.unfoldedSince === null || state?.unfoldedSince === undefined) return snapshot;
+      // A board never written has no row: no entries.
+      if (!state) return { snapshot, entries: 0 };
+      if (state.unfoldedSince === null) return { snapshot, entries: num(state.entryCount) };
       // Another process wrote the board between the fold and the snapshot.
       await snapshot.release();
       if (attempt === SETTLE_ATTEMPTS)
@@ -117,7 +130,12 @@ export class BoardExportService {
     }
   }
 
-  private exportOf(board: BoardRef, snapshot: ReadSnapshot, entries: number): BoardExport {
+  private exportOf(
+    board: BoardRef,
+    snapshot: ReadSnapshot,
+    entries: number,
+    first: SnapshotRow[],
+  ): BoardExport {
     let closed = false;
     const close = async () => {
       if (closed) return;
@@ -134,20 +152,20 @@ export class BoardExportService {
       async *pages() {
         try {
           let rank = 0;
-          let last: RankKey | undefined;
-          for (;;) {
-            const rows = last
-              ? await snapshot.all(sql.exportAfter, keysetPageParams(board, last, EXPORT_PAGE_SIZE))
-              : await snapshot.all(sql.exportFirst, [
-                  board.spaceId,
-                  board.sprintId,
-                  EXPORT_PAGE_SIZE,
-                ]);
-            if (rows.length === 0) return;
+          let rows = first;
+          while (rows.length > 0) {
             yield rows.map((row) => toRow(row, ++rank));
-            if (rows.length < EXPORT_PAGE_SIZE) return;
-            last = rankKeyOf(rows[rows.length - 1]);
+            if (rows.length < EXPORT_PAGE_SIZE) break;
+            const last = rankKeyOf(rows[rows.length - 1]);
+            rows = await snapshot.all(
+              sql.exportAfter,
+              keysetPageParams(board, last, EXPORT_PAGE_SIZE),
+            );
           }
+          // The count and the rows come from one snapshot: they can only differ if the count is
+          // wrong, and then the answer must not pass for whole (the caller cuts the connection).
+          if (rank !== entries)
+            throw new Error(`The board held ${rank} entries, not the ${entries} its count says`);
         } finally {
           await close();
         }

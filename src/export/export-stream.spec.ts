@@ -96,6 +96,15 @@ describe('exportStream', () => {
     expect(state.closed).toBe(1);
   });
 
+  it('ends, and closes the board, when nobody ever reads it', async () => {
+    const { board, state } = fakeBoard(3);
+    const stream = exportStream(board, 'csv', 50);
+    const error = await new Promise<Error>((resolve) => stream.once('error', resolve));
+    expect(error.message).toBe('The client took nothing for 50 ms');
+    expect(state.read).toBe(0);
+    expect(state.closed).toBe(1);
+  });
+
   it('ends with an error, and closes the board, when its client takes nothing for the stall time', async () => {
     const { board, state } = fakeBoard(10_000);
     const stream = exportStream(board, 'csv', 100);

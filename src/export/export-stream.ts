@@ -38,11 +38,21 @@ export function exportStream(
   const line = format === 'csv' ? boardCsvLine : ndjsonLine;
   let header = format === 'csv' ? `${BOARD_CSV_HEADER}\n` : '';
   let stall: NodeJS.Timeout | undefined;
+  // Armed from the start and after each chunk, disarmed while the client takes more: a stream
+  // nobody reads (a host's interceptor that serialises the answer instead) ends too.
+  const arm = () => {
+    clearTimeout(stall);
+    stall = setTimeout(() => {
+      stream.destroy(new Error(`The client took nothing for ${stallMs} ms`));
+    }, stallMs);
+    stall.unref();
+  };
   const stream = new Readable({
     read() {
       clearTimeout(stall);
       pages.next().then(
         ({ value, done }) => {
+          if (stream.destroyed) return;
           if (done) {
             if (header) stream.push(header); // an empty board: the CSV header alone
             stream.push(null);
@@ -52,10 +62,7 @@ export function exportStream(
           header = '';
           for (const row of value) text += `${line(row)}\n`;
           stream.push(text);
-          stall = setTimeout(() => {
-            stream.destroy(new Error(`The client took nothing for ${stallMs} ms`));
-          }, stallMs);
-          stall.unref();
+          arm();
         },
         (error: unknown) => stream.destroy(error as Error),
       );
@@ -72,5 +79,6 @@ export function exportStream(
         );
     },
   });
+  arm();
   return stream;
 }

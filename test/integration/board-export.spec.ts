@@ -4,6 +4,7 @@ import { BoardExportService } from '../../src/export/board-export.service';
 import { IngestService } from '../../src/ingest/ingest.service';
 import { parseRecord } from '../../src/records/ingest-record';
 import { SpacesService } from '../../src/spaces/spaces.service';
+import { ReadSnapshots } from '../../src/storage/snapshot/read-snapshot';
 import { bruteForceBoard, PointsFixture, seeded } from '../utils/board-model';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -448,16 +449,42 @@ describe.each(DB_KINDS)('a large board exported on %s', (kind) => {
     await held.close();
     expect(exports.inProgress).toBe(0);
 
-    const controller = new AbortController();
-    const first = await fetch(`${exportUrl}?spaceId=${SPACE}`, {
-      headers: { 'access-token': t.token },
-      signal: controller.signal,
+    // Each page read is slowed down, so that the export is still reading when its client goes.
+    const snapshots = t.app.get(ReadSnapshots);
+    const open = snapshots.open.bind(snapshots);
+    let pagesRead = 0;
+    const spy = jest.spyOn(snapshots, 'open').mockImplementation(async () => {
+      const snapshot = await open();
+      return {
+        ...snapshot,
+        takenAt: snapshot.takenAt,
+        all: async (sql: string, params: readonly unknown[]) => {
+          pagesRead++;
+          await sleep(25);
+          return snapshot.all(sql, params);
+        },
+        release: () => snapshot.release(),
+      };
     });
-    expect(first.status).toBe(200);
-    await first.body!.getReader().read(); // the body has begun; then the client goes away
-    controller.abort();
-    for (let i = 0; i < 50 && exports.inProgress > 0; i++) await sleep(20);
-    expect(exports.inProgress).toBe(0);
+    try {
+      const controller = new AbortController();
+      const first = await fetch(`${exportUrl}?spaceId=${SPACE}`, {
+        headers: { 'access-token': t.token },
+        signal: controller.signal,
+      });
+      expect(first.status).toBe(200);
+      await first.body!.getReader().read(); // the body has begun; then the client goes away
+      controller.abort();
+      for (let i = 0; i < 50 && exports.inProgress > 0; i++) await sleep(20);
+      expect(exports.inProgress).toBe(0);
+      const readThen = pagesRead;
+      await sleep(200);
+      expect(pagesRead).toBe(readThen);
+      // The board is 31 pages of 1,000 (and two statements before them): far from the end.
+      expect(pagesRead).toBeLessThan(20);
+    } finally {
+      spy.mockRestore();
+    }
 
     // The last of the token's budget of 7 a minute (the tests above spent 4); pages have their own.
     const third = await fetch(`${exportUrl}?spaceId=${SPACE}&format=ndjson`, {

@@ -49,7 +49,7 @@ export function envelopeFor(
  */
 export function routeStatusOf(code: ErrorCode): number {
   const { httpStatus, category } = ERROR_DEFINITIONS[code];
-  if (httpStatus !== 200) return httpStatus;
+  if (httpStatus >= 400) return httpStatus;
   return category === 'NOT_FOUND' ? 404 : 400;
 }
 

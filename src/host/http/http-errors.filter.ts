@@ -11,7 +11,8 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { classifyFailure } from '../../storage/failure-classifier';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { describeBodyFailure } from './body-failures';
-import { plainHttpStatus, refuseUnrouted, sendError } from './http-errors';
+import { routeStatusOf } from '../../common/errors/error-envelope';
+import { refuseUnrouted, sendError } from './http-errors';
 import type { RouteTable } from './route-table';
 
 /** The code of a client error Nest or a library threw as an HttpException, by its status. */
@@ -66,7 +67,7 @@ export class HttpErrorsFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const code = CODE_OF_STATUS[status];
       return code
-        ? sendError(reply, request, code, exception.message, plainHttpStatus(code))
+        ? sendError(reply, request, code, exception.message, routeStatusOf(code))
         : sendError(reply, request, ErrorCode.INVALID_ARGUMENT, exception.message, status);
     }
     if (exception instanceof HttpException && exception.getStatus() === 503) {

@@ -1,17 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_DEFINITIONS, ErrorCode } from '../../common/errors/error-code';
-import { envelopeFor, toErrorEnvelope } from '../../common/errors/error-envelope';
+import { ErrorCode } from '../../common/errors/error-code';
+import { envelopeFor, routeStatusOf, toErrorEnvelope } from '../../common/errors/error-envelope';
 import type { RouteTable } from './route-table';
-
-/**
- * The status of `code` as a whole HTTP answer: the codes GraphQL carries in a 200 next to its
- * data (a field's INVALID_ARGUMENT, SPACE_NOT_FOUND) are a 400, or a 404, on their own.
- */
-export function plainHttpStatus(code: ErrorCode): number {
-  const { httpStatus, category } = ERROR_DEFINITIONS[code];
-  if (httpStatus >= 400) return httpStatus;
-  return category === 'NOT_FOUND' ? 404 : 400;
-}
 
 /** Answers a request outside GraphQL with one error in the envelope; `http_status` is `status`. */
 export function sendError(
@@ -19,7 +9,7 @@ export function sendError(
   request: FastifyRequest,
   code: ErrorCode,
   message?: string,
-  status: number = plainHttpStatus(code),
+  status: number = routeStatusOf(code),
 ): FastifyReply {
   const envelope = envelopeFor(code, message, request.id);
   return reply

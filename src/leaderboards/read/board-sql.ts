@@ -17,8 +17,7 @@ export interface BoardSql {
   wholeBoard: string;
   exportFirst: string;
   exportAfter: string;
-  countOnBoard: string;
-  unfoldedSince: string;
+  boardState: string;
 }
 
 const COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
@@ -57,11 +56,10 @@ export function boardSql(dialect: SqlDialect): BoardSql {
       `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD} LIMIT ?`,
     ),
     exportAfter: withProfiles(keysetPageSql(ranked, 'after')),
-    // The entries on the board, counted (not the boards row's count). Params: spaceId, sprintId.
-    countOnBoard: `SELECT COUNT(*) AS entryCount FROM ${ranked} WHERE ${ON_BOARD}`,
-    // SQLite: whether board_entries may lack some of the board's changes (see BoardBacklog).
-    unfoldedSince:
-      'SELECT unfolded_since AS unfoldedSince FROM boards WHERE space_id = ? AND sprint_id = ?',
+    // The board's entry count, and on SQLite whether board_entries may lack some of its changes
+    // (see BoardBacklog). Params: spaceId, sprintId.
+    boardState:
+      'SELECT entry_count AS entryCount, unfolded_since AS unfoldedSince FROM boards WHERE space_id = ? AND sprint_id = ?',
   };
 }
 
