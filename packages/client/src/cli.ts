@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
@@ -201,8 +201,9 @@ async function exportCommand(
 }
 
 /**
- * The server's snapshot. With --out it goes to a temporary file beside FILE, renamed into place
- * once complete: a failed export leaves no FILE that looks whole, and an older FILE untouched.
+ * The server's snapshot. With --out FILE (a file, or none yet) it goes to a temporary file beside
+ * FILE with FILE's permissions, renamed into place once complete: a failed export leaves no FILE
+ * that looks whole, and an older FILE untouched.
  */
 async function exportSnapshot(
   snapshot: BoardExport,
@@ -210,8 +211,18 @@ async function exportSnapshot(
   out: string | undefined,
   signal: AbortSignal,
 ): Promise<number> {
-  const temp = out && join(dirname(out), `.${basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
-  const file = output(temp ? createWriteStream(temp, { flags: 'wx' }) : process.stdout, signal);
+  // Only a file to replace goes by a temporary one: a device, a FIFO or /dev/stdout is written.
+  const existing = out === undefined ? undefined : await stat(out).catch(() => null);
+  const replace = out !== undefined && (existing === null || existing?.isFile() === true);
+  const temp = replace
+    ? join(dirname(out), `.${basename(out)}.${randomBytes(6).toString('hex')}.tmp`)
+    : undefined;
+  const sink = temp
+    ? createWriteStream(temp, { flags: 'wx', mode: existing ? existing.mode & 0o777 : 0o666 })
+    : out
+      ? createWriteStream(out)
+      : process.stdout;
+  const file = output(sink, signal);
   const interactive = process.stderr.isTTY === true;
   const total = snapshot.entries;
   let written = 0;
@@ -236,6 +247,7 @@ async function exportSnapshot(
       await rm(temp, { force: true });
       note(`Nothing was written to ${out}. A consistent export cannot be resumed: run it again.`);
     } else {
+      await file.discard();
       note('The output is incomplete. A consistent export cannot be resumed: run it again.');
     }
     return 1;

@@ -346,6 +346,7 @@ export class LoyaltyClient {
           ...exportHeaders(response),
           body: response.body,
           signal: controller.signal,
+          idleMs: timeoutMs,
           close,
         };
       }
@@ -651,6 +652,8 @@ interface OpenExport {
   body: ReadableStream<Uint8Array> | null;
   /** Aborted by the caller's signal or by close(). */
   signal: AbortSignal;
+  /** The body may go this long without a byte (requestTimeoutMs) before it counts as cut. */
+  idleMs: number;
   close(): void;
 }
 
@@ -725,7 +728,7 @@ async function* exportRows(open: OpenExport): AsyncGenerator<ExportRow> {
     for (let done = !reader; !done;) {
       let chunk: Uint8Array | undefined;
       try {
-        const read = await reader!.read();
+        const read = await readWithin(reader!, open.idleMs);
         done = read.done;
         chunk = read.value;
       } catch (error) {
@@ -756,6 +759,28 @@ async function* exportRows(open: OpenExport): AsyncGenerator<ExportRow> {
     open.signal.removeEventListener('abort', stop);
     stop();
     open.close();
+  }
+}
+
+/**
+ * The next chunk of a body, or an error once `idleMs` pass without one: a server that stops
+ * sending mid-export (but keeps the connection) does not hang the caller.
+ */
+async function readWithin(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  idleMs: number,
+): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void reader.cancel().catch(() => undefined);
+      reject(new Error(`no data for ${idleMs} ms`));
+    }, idleMs);
+  });
+  try {
+    return await Promise.race([reader.read(), idle]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -177,10 +177,23 @@ describe('exportBoard: the rows', () => {
   it('are delivered as they arrive, with no time limit on the body as a whole', async () => {
     const board = rows(4);
     const { fetch } = server(
-      exported(4, { chunks: board.map((row) => `${JSON.stringify(row)}\n`), delayMs: 150 }),
+      exported(4, { chunks: board.map((row) => `${JSON.stringify(row)}\n`), delayMs: 60 }),
     );
+    // 240 ms in all, never 100 ms without a byte.
     const result = await client(fetch, { requestTimeoutMs: 100 }).exportBoard(1);
     expect(await readAll(result)).toEqual(board);
+  });
+
+  it('end in an INCOMPLETE_EXPORT error when the body stalls for longer than requestTimeoutMs', async () => {
+    const board = rows(3);
+    const { fetch } = server(
+      exported(3, { chunks: board.map((row) => `${JSON.stringify(row)}\n`), delayMs: 250 }),
+    );
+    const result = await client(fetch, { requestTimeoutMs: 100 }).exportBoard(1);
+    expect(await failure(readAll(result))).toMatchObject({
+      code: 'INCOMPLETE_EXPORT',
+      message: 'The export ended after 1 of 3 entries (no data for 100 ms)',
+    });
   });
 
   it('end in an INCOMPLETE_EXPORT error when the body ends before the announced count', async () => {
