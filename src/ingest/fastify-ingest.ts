@@ -8,7 +8,7 @@ import { isIngestHandler } from './ingest-route';
 const INGEST_ROUTE_CONFIG = 'loyaltyIngest';
 
 /** The status of a body Fastify's content-type parsing refused (4xx), if that is what failed. */
-function bodyFailureStatus(error: FastifyError): number | undefined {
+export function bodyFailureStatus(error: FastifyError): number | undefined {
   const status = error.statusCode;
   const fromParsing = String(error.code).startsWith('FST_ERR_CTP_') || error instanceof SyntaxError;
   return fromParsing && typeof status === 'number' && status >= 400 && status < 500

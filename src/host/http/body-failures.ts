@@ -1,18 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../common/errors/error-code';
+import { bodyFailureStatus } from '../../ingest/fastify-ingest';
 import { sendError } from './http-errors';
 
 /** Per routed path: what it accepts, named in the answers to bodies it refuses. */
 export type RouteLimits = Record<string, { maxBodyBytes: number; mediaTypes: string }>;
-
-/** The status of a body Fastify refused before the route ran (4xx), if that is what failed. */
-function bodyFailureStatus(error: FastifyError): number | undefined {
-  const status = error.statusCode;
-  const fromParsing = String(error.code).startsWith('FST_ERR_CTP_') || error instanceof SyntaxError;
-  return fromParsing && typeof status === 'number' && status >= 400 && status < 500
-    ? status
-    : undefined;
-}
 
 /**
  * What answers a body refused with `status` (413, 415 or 400): `limits` and Fastify's error code,
