@@ -9,44 +9,11 @@ const { loadConfig } = require('../dist/src/host/config/app-config');
 const { AccessTokensService } = require('../dist/src/auth/access-tokens.service');
 const { getDataSourceToken } = require('@nestjs/typeorm');
 const { scratchDatabase } = require('./scratch-database');
+const { arg, fillBoard } = require('./board-fill');
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : process.argv[i + 1];
-};
 const ENTRIES = Number(arg('entries', 1_000_000));
 const DB = arg('db', 'sqlite');
 const REQUESTS = Number(arg('requests', 30));
-
-async function fill(ds) {
-  await ds.query('INSERT INTO spaces (id, name) VALUES (1, ?)', ['Bench']);
-  const started = Date.now();
-  const batch = 2000;
-  for (let start = 0; start < ENTRIES; start += batch) {
-    const n = Math.min(batch, ENTRIES - start);
-    const rows = [];
-    for (let i = 0; i < n; i++) {
-      const k = start + i;
-      // Many ties: 5,000 distinct point values, times on whole minutes.
-      rows.push(
-        1,
-        0,
-        `0x${k.toString(16).padStart(40, '0')}`,
-        1 + ((k * 7919) % 5000),
-        1_700_000_000_000 + (k % 100_000) * 60_000,
-      );
-    }
-    await ds.query(
-      `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at) VALUES ${new Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`,
-      rows,
-    );
-  }
-  await ds.query('INSERT INTO boards (space_id, sprint_id, entry_count) VALUES (1, 0, ?)', [
-    ENTRIES,
-  ]);
-  await ds.query(DB === 'sqlite' ? 'ANALYZE' : 'ANALYZE TABLE board_entries');
-  return Date.now() - started;
-}
 
 const QUERY = `query($after: String, $skip: String) { space(id: 1) { loyaltyPointsRanks(cursorAfter: $after, after: $skip) {
   totalCount pageInfo { hasNextPage endCursor } list { rank points address { address username avatar } } } } }`;
@@ -70,7 +37,7 @@ async function measure(app) {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${app.getHttpServer().address().port}/query`;
   const { token } = await app.get(AccessTokensService).create('bench');
-  const fillMs = await fill(app.get(getDataSourceToken()));
+  const fillMs = await fillBoard(app.get(getDataSourceToken()), { entries: ENTRIES, kind: DB });
   const post = async (variables) => {
     const t0 = process.hrtime.bigint();
     const response = await fetch(url, {

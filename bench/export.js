@@ -10,11 +10,8 @@
 /* eslint-disable */
 const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
+const { arg, fillBoard } = require('./board-fill');
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : process.argv[i + 1];
-};
 const ENTRIES = Number(arg('entries', 1_000_000));
 const DB = arg('db', 'sqlite');
 const PAGE = 50;
@@ -38,33 +35,7 @@ async function serve() {
     logger: false,
   });
   const ds = app.get(getDataSourceToken());
-  const fillStarted = Date.now();
-  await ds.query('INSERT INTO spaces (id, name) VALUES (1, ?)', ['Bench']);
-  for (let start = 0; start < ENTRIES; start += 2000) {
-    const n = Math.min(2000, ENTRIES - start);
-    const entries = [];
-    const profiles = [];
-    for (let i = 0; i < n; i++) {
-      const k = start + i;
-      const key = `0x${k.toString(16).padStart(40, '0')}`;
-      // Many ties: 5,000 distinct point values, times on whole minutes; one in ten has a name.
-      entries.push(1, 0, key, 1 + ((k * 7919) % 5000), 1_700_000_000_000 + (k % 100_000) * 60_000);
-      profiles.push(key, key.toUpperCase().replace('0X', '0x'), k % 10 === 0 ? `user ${k}` : null);
-    }
-    await ds.query(
-      `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at) VALUES ${new Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`,
-      entries,
-    );
-    await ds.query(
-      `INSERT INTO profiles (address_key, address, username) VALUES ${new Array(n).fill('(?, ?, ?)').join(', ')}`,
-      profiles,
-    );
-  }
-  await ds.query('INSERT INTO boards (space_id, sprint_id, entry_count) VALUES (1, 0, ?)', [
-    ENTRIES,
-  ]);
-  await ds.query(DB === 'sqlite' ? 'ANALYZE' : 'ANALYZE TABLE board_entries, profiles');
-  const fillSeconds = (Date.now() - fillStarted) / 1000;
+  const fillSeconds = (await fillBoard(ds, { entries: ENTRIES, kind: DB, profiles: true })) / 1000;
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { token } = await app.get(AccessTokensService).create('bench');
   global.gc?.();
