@@ -31,7 +31,8 @@ Commands:
                               was refused, or if a database error stopped it (it says at which
                               line, and what it applied). Safe to stop and re-run
   export --space ID [--sprint ID]
-                              print a board as CSV in rank order: rank,address,username,points
+                              print a board as CSV in rank order as of one moment (one read
+                              snapshot): rank,address,username,points
   demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N
                               addresses with points each (default 5000)
   setup-demo [--entries N]    migrate, load the demo dataset into an empty database, create a

@@ -10,7 +10,8 @@ export const exportCommand: Command<{ spaceId: number; sprintId: number | null }
   name: 'export',
   usage: 'export --space ID [--sprint ID]',
   help: `  export --space ID [--sprint ID]
-                              print a board as CSV in rank order, as of one moment: rank,address,username,points`,
+                              print a board as CSV in rank order as of one moment (one read
+                              snapshot): rank,address,username,points`,
   parse(args) {
     const option = parseFlags(args, ['space', 'sprint'], this.usage);
     const spaceId = positiveInt(option('space'), '--space', 0);
