@@ -3,6 +3,7 @@ export { LoyaltyModule } from './loyalty.module';
 export type {
   BoardExportOptions,
   LoyaltyModuleOptions,
+  LoyaltyObserver,
 } from './options/loyalty-module-options.interface';
 export { LOYALTY_MODULE_OPTIONS } from './options/loyalty.module-definition';
 export { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from './loyalty.entities';

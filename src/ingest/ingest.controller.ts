@@ -5,7 +5,10 @@ import { CurrentToken } from '../auth/current-token.decorator';
 import { RequiresScope } from '../auth/requires-scope.decorator';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
-import type { LoyaltyModuleOptions } from '../options/loyalty-module-options.interface';
+import type {
+  LoyaltyModuleOptions,
+  LoyaltyObserver,
+} from '../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../options/loyalty.module-definition';
 import { IngestExceptionFilter } from './ingest-exception.filter';
 import { IngestHttpRequest, ndjsonLimitOf, readIngestBody } from './ingest-body';
@@ -34,12 +37,14 @@ export interface IngestResponse extends IngestSummary {
 @RequiresScope('ingest')
 export class IngestController {
   private readonly maxRecords: number;
+  private readonly observer?: LoyaltyObserver;
 
   constructor(
     private readonly ingest: IngestService,
     @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
   ) {
     this.maxRecords = options.ingestMaxRecords ?? DEFAULT_INGEST_MAX_RECORDS;
+    this.observer = options.observer;
   }
 
   @Post(INGEST_PATH)
@@ -56,6 +61,8 @@ export class IngestController {
       maxBytes: ndjsonLimitOf(request),
     });
     const results = await applyNumbered(this.ingest, numbered, 1, { spaceId: token.spaceId });
-    return { ...summarize(results), results };
+    const summary = summarize(results);
+    this.observer?.recordsIngested?.(summary);
+    return { ...summary, results };
   }
 }

@@ -12,6 +12,19 @@ export interface LoyaltyModuleOptions {
   rankIndex?: RankIndexOptions;
   /** GET /export, whole boards as of one moment (see BoardExportService). */
   boardExport?: BoardExportOptions;
+  /** Told of the module's work as it happens, for metrics (see {@link LoyaltyObserver}). */
+  observer?: LoyaltyObserver;
+}
+
+/**
+ * What the module reports as it works, for a host's metrics. Every method is optional and called
+ * synchronously on the request's path: keep it cheap (count, observe) and never throw.
+ */
+export interface LoyaltyObserver {
+  /** POST /ingest answered: how many of its records were accepted, duplicates or refused. */
+  recordsIngested?(counts: { accepted: number; duplicates: number; refused: number }): void;
+  /** A board's rank index finished loading: its entries, and how long the load took. */
+  rankIndexLoaded?(board: { spaceId: number; sprintId: number }, entries: number, ms: number): void;
 }
 
 export interface BoardExportOptions {

@@ -142,6 +142,14 @@ export class BoardChangeFeed implements OnApplicationShutdown {
     return Date.now() - this.freshAsOf < FRESH_WITHIN_MS;
   }
 
+  /**
+   * When the last successful poll began (epoch ms): everything committed before it is applied.
+   * Undefined until the feed runs (no board indexed yet); its age is the feed's lag.
+   */
+  get appliedAsOf(): number | undefined {
+    return this.started && this.freshAsOf > 0 ? this.freshAsOf : undefined;
+  }
+
   onApplicationShutdown(): void {
     this.closed = true;
     clearInterval(this.timer);

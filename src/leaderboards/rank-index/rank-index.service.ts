@@ -1,7 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { LoyaltyModuleOptions } from '../../options/loyalty-module-options.interface';
+import type {
+  LoyaltyModuleOptions,
+  LoyaltyObserver,
+} from '../../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
 import { SqlDialect } from '../../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
@@ -51,6 +54,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
   private readonly boards = new Map<string, BoardState>();
   private readonly sql: BoardSql;
   readonly maxEntries: number;
+  private readonly observer?: LoyaltyObserver;
   private closed = false;
 
   constructor(
@@ -66,6 +70,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     // uncommitted rows there. Pages come from SQL.
     const inMemory = dataSource.options.database === ':memory:';
     this.maxEntries = inMemory ? 0 : (options.rankIndex?.maxEntries ?? DEFAULT_MAX_ENTRIES);
+    this.observer = options.observer;
     feed.subscribe(this);
   }
 
@@ -191,9 +196,9 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
       }
       state.pending = [];
       state.index = index;
-      this.logger.log(
-        `Rank index of board ${state.key}: ${index.size} entries in ${Date.now() - started} ms`,
-      );
+      const ms = Date.now() - started;
+      this.logger.log(`Rank index of board ${state.key}: ${index.size} entries in ${ms} ms`);
+      this.observer?.rankIndexLoaded?.(state.board, index.size, ms);
       this.evictBeyondBudget(state);
     } catch (error) {
       if (this.closed) return;
