@@ -1,9 +1,11 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { getDataSourceToken } from '@nestjs/typeorm';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Logger } from 'pino';
 import { AppModule, AppModuleExtras, QUERY_PATH } from './app.module';
 import { AccessTokensService } from '../auth/access-tokens.service';
 import { ErrorCode } from '../common/errors/error-code';
@@ -23,9 +25,27 @@ import { INGEST_PATH } from '../ingest/ingest.controller';
 import { EXPORT_PATH } from '../export/board-export.controller';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
+import { RankIndexService } from '../leaderboards/rank-index/rank-index.service';
+import { createServiceLogger, logRequest, PinoNestLogger } from './logging/service-logger';
+import { installMetricsRoute, portOf, startMetricsServer } from './metrics/metrics-endpoint';
+import { ServiceMetrics } from './metrics/service-metrics';
 
 export interface CreateAppOptions extends AppModuleExtras {
+  /** Nest's logger. When given (tests, benchmarks), requests are not logged unless `log` is. */
   logger?: LoggerService | LogLevel[] | false;
+  /**
+   * The service's pino logger: a line per request, and Nest's events when `logger` is not given.
+   * Default: one on stdout, as config.logging says.
+   */
+  log?: Logger | false;
+}
+
+const metricsServers = new WeakMap<object, Server>();
+
+/** The port of the app's own GET /metrics listener (METRICS_PORT), if it has one. */
+export function metricsPortOf(app: NestFastifyApplication): number | undefined {
+  const server = metricsServers.get(app);
+  return server ? portOf(server) : undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -85,12 +105,18 @@ export async function createApp(
   });
   server.addHook('onRoute', routes.onRoute);
   answerBodyFailures(server, routeLimits);
+  const log =
+    options.log ??
+    (options.logger === undefined ? createServiceLogger(config.logging, config.nodeEnv) : false);
+  // Metrics cost a hook per request: only when something can read them.
+  const metricsOn = config.metrics.port !== undefined || config.metrics.token !== undefined;
+  const metrics = metricsOn ? new ServiceMetrics() : undefined;
   // NDJSON bodies: the module's own parser streams them to POST /ingest within the route's limit.
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, options),
+    AppModule.forRoot(config, { ...options, observer: metrics }),
     adapter,
     {
-      logger: options.logger ?? ['log', 'warn', 'error'],
+      logger: options.logger ?? (log ? new PinoNestLogger(log) : ['log', 'warn', 'error']),
       // Throw instead of exiting: main.ts reports it, a test sees it.
       abortOnError: false,
     },
@@ -164,10 +190,41 @@ export async function createApp(
       varyBy: (request) => gateTokenOf(request)?.id ?? '',
     });
   }
+  if (metrics) {
+    metrics.watch({
+      rankIndex: app.get(RankIndexService),
+      feed: app.get(BoardChangeFeed),
+      dataSource: app.get(getDataSourceToken()),
+    });
+    if (config.metrics.token !== undefined) {
+      installMetricsRoute(fastify, metrics, config.metrics.token);
+    }
+  }
+  if (metrics || log) {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      metrics?.observe(request, reply);
+      if (log) logRequest(log, request, reply);
+      done();
+    });
+  }
+  let metricsServer: Server | undefined;
+  fastify.addHook('onClose', (_instance, done) => {
+    if (metricsServer) metricsServer.close(() => done());
+    else done();
+  });
   installErrorEnvelopes(fastify, QUERY_PATH);
   app.useGlobalFilters(new HttpErrorsFilter(routes));
   app.enableShutdownHooks();
   await app.init();
   await fastify.ready();
+  if (metrics && config.metrics.port !== undefined) {
+    try {
+      metricsServer = await startMetricsServer(metrics, config.metrics.port, config.metrics.host);
+    } catch (error) {
+      await app.close();
+      throw new Error(`METRICS_PORT ${config.metrics.port}: ${(error as Error).message}`);
+    }
+    metricsServers.set(app, metricsServer);
+  }
   return app;
 }

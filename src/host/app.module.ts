@@ -9,9 +9,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger as TypeOrmLogger } from 'typeorm';
+import type { LoyaltyObserver } from '../options/loyalty-module-options.interface';
 import { ErrorEnvelopePlugin } from '../common/graphql/error-envelope.plugin';
 import { formatLoyaltyError } from '../common/graphql/format-error';
 import { QueryLimitsPlugin } from './graphql/query-limits.plugin';
+import { OperationLabelPlugin } from './metrics/operation-label.plugin';
 import { stripProductExtensions } from '../common/graphql/strict-schema';
 import type { AppConfig } from './config/app-config';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -31,6 +33,8 @@ export interface AppModuleExtras {
   typeormLogger?: TypeOrmLogger;
   /** More Apollo plugins, after ours (the page benchmark tries compiled execution with one). */
   apolloPlugins?: ApolloServerPlugin[];
+  /** Told of the module's work (the service's metrics, when they are on). */
+  observer?: LoyaltyObserver;
 }
 
 /** Our standalone host: the GraphQL and TypeORM roots around {@link LoyaltyModule}. */
@@ -43,6 +47,7 @@ export class AppModule {
       ingestMaxRecords: config.ingest.maxRecords,
       rankIndex: config.rankIndex,
       boardExport: { maxConcurrent: config.boardExport.maxConcurrent },
+      observer: extras.observer,
     });
     return {
       module: AppModule,
@@ -77,6 +82,8 @@ export class AppModule {
           formatError: formatLoyaltyError,
           plugins: [
             new QueryLimitsPlugin(config.limits),
+            // Labels the request with its root fields, for its log line and metrics.
+            new OperationLabelPlugin(),
             // Apollo's default cache-control plugin (we set no hints) uses willResolveField, which
             // wraps every field of every request. No plugin here may use it (see the schema spec).
             ApolloServerPluginCacheControlDisabled(),

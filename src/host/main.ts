@@ -1,7 +1,7 @@
-import { Logger } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.factory';
+import { createApp, metricsPortOf } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
+import { createServiceLogger } from './logging/service-logger';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -14,14 +14,24 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
-  const app = await createApp(config).catch((error: unknown) => {
+  const log = createServiceLogger(config.logging, config.nodeEnv);
+  const app = await createApp(config, { log }).catch((error: unknown) => {
     process.stderr.write(`The service could not start: ${(error as Error).message}\n`);
     process.exit(1);
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.getHttpServer().address() as AddressInfo;
-  new Logger('Bootstrap').log(
-    `Serving POST http://localhost:${port}/query (database ${config.databaseUrl}${config.strictMode ? ', strict mode' : ''})`,
+  const metricsPort = metricsPortOf(app);
+  const metrics =
+    metricsPort !== undefined
+      ? `, metrics on port ${metricsPort}`
+      : config.metrics.token
+        ? ', metrics on /metrics'
+        : '';
+  // The one line a start says at info: what listens where, on which database.
+  log.info(
+    { port, metricsPort, database: config.databaseUrl, strictMode: config.strictMode },
+    `Serving POST http://localhost:${port}/query (database ${config.databaseUrl}${config.strictMode ? ', strict mode' : ''}${metrics})`,
   );
 }
 

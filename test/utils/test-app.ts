@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import type { Logger as TypeOrmLogger } from 'typeorm';
-import { createApp } from '../../src/host/app.factory';
+import { createApp, CreateAppOptions } from '../../src/host/app.factory';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { loadConfig } from '../../src/host/config/app-config';
 import { parseRecord } from '../../src/records/ingest-record';
@@ -108,6 +108,7 @@ export async function startTestApp(
   kind: DbKind,
   env: Record<string, string> = {},
   existing?: TestDatabase,
+  options: Pick<CreateAppOptions, 'log'> = {},
 ): Promise<TestApp> {
   const db = existing ?? (await createTestDatabase(kind));
   const recorder = new QueryRecorder();
@@ -121,7 +122,7 @@ export async function startTestApp(
     ...env,
   });
   const logs = new LogRecorder();
-  const app = await createApp(config, { logger: logs, typeormLogger: recorder });
+  const app = await createApp(config, { logger: logs, typeormLogger: recorder, ...options });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/query`;

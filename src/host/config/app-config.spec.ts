@@ -66,6 +66,8 @@ describe('loadConfig', () => {
         requestTimeoutMs: 10_000,
         graphqlIde: true,
         corsOrigins: [],
+        logging: { level: 'info', format: 'auto' },
+        metrics: { port: undefined, host: '0.0.0.0', token: undefined },
       });
     });
 
@@ -133,6 +135,10 @@ describe('loadConfig', () => {
         REQUEST_TIMEOUT_MS: '2500',
         GRAPHQL_IDE: 'true',
         CORS_ORIGINS: 'https://a.example, http://localhost:8080',
+        LOG_LEVEL: 'WARN',
+        LOG_FORMAT: 'json',
+        METRICS_PORT: '9464',
+        METRICS_TOKEN: SECRET_32,
       });
       expect(config).toEqual({
         port: 8080,
@@ -166,6 +172,8 @@ describe('loadConfig', () => {
         requestTimeoutMs: 2500,
         graphqlIde: true,
         corsOrigins: ['https://a.example', 'http://localhost:8080'],
+        logging: { level: 'warn', format: 'json' },
+        metrics: { port: 9464, host: '127.0.0.1', token: SECRET_32 },
       });
     });
 

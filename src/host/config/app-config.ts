@@ -1,3 +1,5 @@
+import { LOG_LEVELS, LogLevelName } from '../logging/service-logger';
+import type { MetricsConfig } from '../metrics/metrics-endpoint';
 import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limit-rules';
 import {
   DEFAULT_DATABASE_URL,
@@ -38,6 +40,10 @@ export interface AppConfig {
   graphqlIde: boolean;
   /** Origins allowed to call /query from a browser; none by default (tokens are for servers). */
   corsOrigins: string[];
+  /** Log level, and JSON lines or readable lines ('auto': readable on a terminal outside production). */
+  logging: { level: LogLevelName; format: 'json' | 'pretty' | 'auto' };
+  /** GET /metrics: on a port of its own, on the main port for a bearer secret, both, or neither. */
+  metrics: MetricsConfig;
 }
 
 export interface QueryLimits {
@@ -157,9 +163,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       );
     }
   }
+  const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
+  }
+  const logFormat = (env.LOG_FORMAT || 'auto').trim().toLowerCase();
+  if (!['json', 'pretty', 'auto'].includes(logFormat)) {
+    problems.push(`LOG_FORMAT must be json, pretty or auto (got "${env.LOG_FORMAT}")`);
+  }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 32 || /\s/.test(metricsToken))) {
+    problems.push('METRICS_TOKEN must be at least 32 characters, without spaces, when set');
+  }
+  const metricsPort =
+    env.METRICS_PORT === undefined || env.METRICS_PORT === ''
+      ? undefined
+      : readInt(env, 'METRICS_PORT', 0, 0, 65535, problems);
+  const host = env.HOST || '0.0.0.0';
   const config: AppConfig = {
     port,
-    host: env.HOST || '0.0.0.0',
+    host,
     databaseUrl: redact(databaseUrl),
     database,
     strictMode: readBoolean(env, 'STRICT_MODE', false, problems),
@@ -197,7 +220,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 300_000, problems),
     graphqlIde: readBoolean(env, 'GRAPHQL_IDE', nodeEnv !== 'production', problems),
     corsOrigins,
+    logging: {
+      level: (LOG_LEVELS as readonly string[]).includes(logLevel)
+        ? (logLevel as LogLevelName)
+        : 'info',
+      format: logFormat === 'json' || logFormat === 'pretty' ? logFormat : 'auto',
+    },
+    metrics: { port: metricsPort, host: env.METRICS_HOST || host, token: metricsToken },
   };
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    problems.push('METRICS_PORT must differ from PORT (set METRICS_TOKEN for /metrics on PORT)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

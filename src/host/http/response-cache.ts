@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { Readable } from 'node:stream';
+import { operationOf, setOperation } from './request-labels';
 import { addRouteHooks } from './route-hooks';
 
 export interface ResponseCacheOptions {
@@ -30,6 +31,8 @@ interface Entry {
   contentType: string;
   startedAt: number;
   version: number;
+  /** The operation's label (request-labels), for the log line and metrics of each hit. */
+  operation?: string;
 }
 
 const PENDING = Symbol('loyalty.responseCache');
@@ -84,6 +87,7 @@ export function installResponseCache(
       const entry = entries.get(key);
       if (reply.sent) return; // answered meanwhile (the request deadline)
       if (entry && entry.version === version && now - entry.startedAt < options.maxAgeMs) {
+        if (entry.operation !== undefined) setOperation(request, entry.operation);
         void reply.code(200).header('content-type', entry.contentType).send(entry.payload);
         return;
       }
@@ -125,6 +129,7 @@ export function installResponseCache(
         contentType: String(reply.getHeader('content-type') ?? 'application/json'),
         startedAt: pending.startedAt,
         version: pending.version,
+        operation: operationOf(request),
       };
       // Oldest first out, by count and by bytes.
       while (

@@ -1,0 +1,148 @@
+import type { LoggerService } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
+import { gateTokenOf } from '../http/query-gate';
+import { operationOf } from '../http/request-labels';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+export interface LogConfig {
+  level: LogLevelName;
+  /** JSON lines, one readable line per event, or 'auto': readable on a terminal unless production. */
+  format: 'json' | 'pretty' | 'auto';
+}
+
+/** The service's logger: pino, writing JSON lines (or readable lines) to stdout. */
+export function createServiceLogger(
+  config: LogConfig,
+  nodeEnv: string,
+  out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+): Logger {
+  const pretty =
+    config.format === 'pretty' ||
+    (config.format === 'auto' && out.isTTY === true && nodeEnv !== 'production');
+  const destination: DestinationStream = pretty
+    ? prettyLines(out)
+    : { write: (line) => void out.write(line) };
+  return pino(
+    {
+      level: config.level,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}
+
+const PRETTY_SKIP = new Set(['level', 'time', 'msg', 'pid', 'hostname']);
+
+/** `12:00:01.123 INFO  message key=value ...`: for a developer's terminal, not for collectors. */
+function prettyLines(out: NodeJS.WritableStream): DestinationStream {
+  return {
+    write(line: string) {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      const time = typeof event.time === 'string' ? event.time.slice(11, 23) : '';
+      const level = String(event.level).toUpperCase().padEnd(5);
+      const fields = Object.entries(event)
+        .filter(([key]) => !PRETTY_SKIP.has(key))
+        .map(
+          ([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+        );
+      out.write(`${time} ${level} ${typeof event.msg === 'string' ? event.msg : ''} ${fields.join(' ')}`.trimEnd() + '\n');
+    },
+  };
+}
+
+/**
+ * Nest's start-up chatter (modules loaded, every route mapped): debug, so that at info the
+ * service says one line when it starts (main.ts), not forty.
+ */
+const FRAMEWORK_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  'GraphQLModule',
+]);
+
+/** Nest's logger, writing through pino: each event with its Nest context as `context`. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly pino: Logger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    const context = contextOf(rest);
+    if (context && FRAMEWORK_CONTEXTS.has(context)) this.write('debug', message, context);
+    else this.write('info', message, context);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    const context = contextOf(rest);
+    const stack = rest.length > 1 || !context ? rest[0] : undefined;
+    if (typeof stack === 'string') this.pino.error({ context, stack }, String(message));
+    else this.write('error', message, context);
+  }
+
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, contextOf(rest));
+  }
+
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, contextOf(rest));
+  }
+
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, contextOf(rest));
+  }
+
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, contextOf(rest));
+  }
+
+  private write(
+    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace',
+    message: unknown,
+    context?: string,
+  ): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    if (message instanceof Error) this.pino[level]({ context, err: message }, message.message);
+    else if (typeof message === 'object' && message !== null)
+      this.pino[level]({ context, ...message });
+    else this.pino[level]({ context }, String(message));
+  }
+}
+
+/** Nest passes the context last. */
+function contextOf(rest: unknown[]): string | undefined {
+  const last = rest[rest.length - 1];
+  return typeof last === 'string' ? last : undefined;
+}
+
+/** Routes whose every answer is logged at debug: probes and scrapes would drown the rest. */
+const QUIET_ROUTES = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/**
+ * One line per answered request: its id, route, status, duration and the id of the token that
+ * made it (never the token). The path is logged without its query string.
+ */
+export function logRequest(log: Logger, request: FastifyRequest, reply: FastifyReply): void {
+  const route = request.routeOptions.url;
+  const level = route !== undefined && QUIET_ROUTES.has(route) ? 'debug' : 'info';
+  if (!log.isLevelEnabled(level)) return;
+  const url = request.url;
+  const query = url.indexOf('?');
+  log[level](
+    {
+      reqId: request.id,
+      method: request.method,
+      path: query < 0 ? url : url.slice(0, query),
+      route: route ?? null,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+      tokenId: gateTokenOf(request)?.id ?? null,
+      operation: operationOf(request),
+    },
+    'request',
+  );
+}
