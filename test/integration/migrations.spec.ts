@@ -76,6 +76,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'SqliteLedgerDayIndex1764200000000',
       'BoardBacklog1764300000000',
       'SpaceTokens1764400000000',
+      'BoardRankBuckets1764500000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);

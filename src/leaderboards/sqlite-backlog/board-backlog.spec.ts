@@ -14,6 +14,12 @@ const SCHEMA = [
   `CREATE TABLE board_entries (space_id INTEGER NOT NULL, sprint_id INTEGER NOT NULL,
      address_key VARCHAR(128) NOT NULL, points BIGINT NOT NULL, reached_at BIGINT NOT NULL,
      PRIMARY KEY (space_id, sprint_id, address_key)) WITHOUT ROWID`,
+  `CREATE INDEX ix_board_entries_rank
+     ON board_entries (space_id, sprint_id, points DESC, reached_at, address_key)`,
+  `CREATE TABLE board_rank_buckets (space_id INTEGER NOT NULL, sprint_id INTEGER NOT NULL,
+     points BIGINT NOT NULL, reached_at BIGINT NOT NULL, address_key VARCHAR(128) NOT NULL,
+     entry_count INTEGER NOT NULL,
+     PRIMARY KEY (space_id, sprint_id, points DESC, reached_at, address_key)) WITHOUT ROWID`,
   `CREATE TABLE boards (space_id INTEGER NOT NULL, sprint_id INTEGER NOT NULL,
      entry_count INTEGER NOT NULL DEFAULT 0, unfolded_since BIGINT NULL,
      PRIMARY KEY (space_id, sprint_id))`,
