@@ -4,9 +4,10 @@
  * patch http, mysql2, better-sqlite3 and ioredis as they load, so they must be in place before
  * anything loads those. When tracing is off, nothing of OpenTelemetry is even loaded.
  *
- * On SIGTERM and SIGINT the spans still buffered are exported once the app has closed: Nest's
- * shutdown hooks close it, then raise the signal again with their own listener removed, and ours,
- * the one left, flushes before letting the signal end the process.
+ * On SIGTERM and SIGINT the spans still buffered are exported once the app has closed. Nest's
+ * shutdown hooks close it, then raise the signal again with their own listener removed: when the
+ * app closed every handle the event loop simply empties first, and 'beforeExit' flushes; when one
+ * is left, the signal arrives, and our listener, the one left, flushes and lets it end the process.
  */
 import type { Tracing } from './tracing-sdk';
 import { tracingWanted } from './tracing-options';
@@ -27,7 +28,7 @@ if (tracingWanted(process.env)) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  flushOnSignals();
+  flushAtShutdown();
 }
 
 /** Exports the spans still buffered and stops tracing (nothing to do when tracing is off). */
@@ -35,7 +36,7 @@ export function shutdownTracing(): Promise<void> {
   return tracing?.shutdown() ?? Promise.resolve();
 }
 
-function flushOnSignals(): void {
+function flushAtShutdown(): void {
   const listeners = new Map<NodeJS.Signals, () => void>();
   for (const signal of SIGNALS) {
     listeners.set(signal, () => {
@@ -46,4 +47,6 @@ function flushOnSignals(): void {
     });
   }
   for (const [signal, listener] of listeners) process.on(signal, listener);
+  // The export keeps the loop alive; once it is done the loop empties again and the process ends.
+  process.once('beforeExit', () => void shutdownTracing());
 }
