@@ -108,8 +108,8 @@ interface Service {
   base: string;
   child: ChildProcess;
   stderr: () => string;
-  /** SIGTERM, then the process's end. */
-  stop(): Promise<void>;
+  /** SIGTERM, then the process's end: its exit code and the signal that ended it. */
+  stop(): Promise<[number | null, NodeJS.Signals | null]>;
 }
 
 /** The built service as an operator starts it, with the tracing module preloaded. */
@@ -153,7 +153,7 @@ async function startService(
     stderr: () => stderr,
     stop: async () => {
       child.kill('SIGTERM');
-      await exited;
+      return (await exited) as [number | null, NodeJS.Signals | null];
     },
   };
 }
@@ -166,6 +166,7 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
   let token: string;
   const clientTrace = { traceId: hex(16), parentId: hex(8) };
   const answers: Record<string, number> = {};
+  let ended: [number | null, NodeJS.Signals | null] | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase(kind);
@@ -227,7 +228,7 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
       await sleep(300);
       expect(collector.spans).toEqual([]);
     } finally {
-      await service.stop();
+      ended = await service.stop();
     }
   });
 
@@ -246,6 +247,8 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
     collector.spans.filter((s) => s.parentSpanId === parent.spanId);
 
   it('exports the spans when the service stops, as loyalty-leaderboard over OTLP/HTTP JSON', () => {
+    // SIGTERM still ends the process once the spans are out, as it does with tracing off.
+    expect(ended).toEqual([null, 'SIGTERM']);
     expect(collector.spans.length).toBeGreaterThan(0);
     expect([...collector.contentTypes]).toEqual(['/v1/traces application/json']);
     expect(new Set(collector.spans.map((s) => s.service))).toEqual(
@@ -372,7 +375,7 @@ Module._load = function (request, parent) {
       });
       expect(response.status).toBe(401);
     } finally {
-      await service.stop();
+      expect(await service.stop()).toEqual([null, 'SIGTERM']);
     }
     const loaded = new Map<string, string[]>();
     for (const [, name, by] of service.stderr().matchAll(/^loaded (\S+) by (.*)$/gm))

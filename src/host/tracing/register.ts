@@ -38,15 +38,23 @@ export function shutdownTracing(): Promise<void> {
 
 function flushAtShutdown(): void {
   const listeners = new Map<NodeJS.Signals, () => void>();
+  let received: NodeJS.Signals | undefined;
+  // Then the signal ends the process, as it would with tracing off (exit status 128 + signal).
+  const flushThenEnd = (signal: NodeJS.Signals) => {
+    for (const [name, listener] of listeners) process.removeListener(name, listener);
+    void shutdownTracing().finally(() => process.kill(process.pid, signal));
+  };
   for (const signal of SIGNALS) {
     listeners.set(signal, () => {
+      received ??= signal;
       // Another listener (Nest closing the app) still runs: it raises the signal again when done.
-      if (process.listenerCount(signal) > 1) return;
-      for (const [name, listener] of listeners) process.removeListener(name, listener);
-      void shutdownTracing().finally(() => process.kill(process.pid, signal));
+      if (process.listenerCount(signal) === 1) flushThenEnd(signal);
     });
   }
   for (const [signal, listener] of listeners) process.on(signal, listener);
-  // The export keeps the loop alive; once it is done the loop empties again and the process ends.
-  process.once('beforeExit', () => void shutdownTracing());
+  process.once('beforeExit', () => {
+    if (received !== undefined) flushThenEnd(received);
+    // The export keeps the loop alive; once it is done the loop empties again and the process ends.
+    else void shutdownTracing();
+  });
 }
