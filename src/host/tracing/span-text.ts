@@ -58,3 +58,8 @@ export function graphqlOperationOf(body: unknown): GraphqlOperation {
   if (firstType && (!named || firstName === operationName)) operation.type = firstType;
   return operation;
 }
+
+/** A database error message with its quoted parts masked: MySQL quotes values in some of them. */
+export function maskQuoted(message: string): string {
+  return message.replace(/'(?:[^'\\]|\\.|'')*'/g, "'?'");
+}

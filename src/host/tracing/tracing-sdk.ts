@@ -17,6 +17,7 @@ import { BetterSqlite3Instrumentation } from './better-sqlite3.instrumentation';
 import { RequestsOnlySampler, samplerOf } from './requests-only.sampler';
 import { nameRouteSpans } from './route-spans';
 import { redactQueryValues, statementText } from './span-text';
+import { StatementErrorsProcessor } from './statement-errors.processor';
 import { DEFAULT_SERVICE_NAME, readTracingOptions } from './tracing-options';
 
 /** Spans still buffered at shutdown get this long to reach the collector. */
@@ -41,7 +42,7 @@ export function startTracing(env: NodeJS.ProcessEnv): Tracing {
       .merge(resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
       .merge(detectResources({ detectors: [envDetector, serviceInstanceIdDetector] })),
     sampler: new RequestsOnlySampler(samplerOf(options.sampler)),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    spanProcessors: [new StatementErrorsProcessor(), new BatchSpanProcessor(exporter)],
   });
   provider.register();
   registerInstrumentations({
