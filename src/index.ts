@@ -4,6 +4,7 @@ export type {
   BoardExportOptions,
   LoyaltyModuleOptions,
   LoyaltyObserver,
+  ReadReplicaOptions,
 } from './options/loyalty-module-options.interface';
 export { LOYALTY_MODULE_OPTIONS } from './options/loyalty.module-definition';
 export { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from './loyalty.entities';

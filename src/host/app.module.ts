@@ -48,6 +48,13 @@ export class AppModule {
       rankIndex: config.rankIndex,
       boardExport: { maxConcurrent: config.boardExport.maxConcurrent },
       observer: extras.observer,
+      readReplicas: config.databaseReplicas.map((replica) => ({
+        host: replica.host,
+        port: replica.port,
+        user: replica.username,
+        password: replica.password,
+        database: replica.database,
+      })),
     });
     return {
       module: AppModule,

@@ -28,10 +28,18 @@ async function bootstrap(): Promise<void> {
       : config.metrics.token
         ? ', metrics on /metrics'
         : '';
+  const replicas = config.databaseReplicaUrls.length;
+  const replicaNote = replicas > 0 ? `, ${replicas} read replica${replicas > 1 ? 's' : ''}` : '';
   // The one line a start says at info: what listens where, on which database.
   log.info(
-    { port, metricsPort, database: config.databaseUrl, strictMode: config.strictMode },
-    `Serving POST http://localhost:${port}/query (database ${config.databaseUrl}${config.strictMode ? ', strict mode' : ''}${metrics})`,
+    {
+      port,
+      metricsPort,
+      database: config.databaseUrl,
+      replicas: config.databaseReplicaUrls,
+      strictMode: config.strictMode,
+    },
+    `Serving POST http://localhost:${port}/query (database ${config.databaseUrl}${replicaNote}${config.strictMode ? ', strict mode' : ''}${metrics})`,
   );
 }
 

@@ -14,6 +14,21 @@ export interface LoyaltyModuleOptions {
   boardExport?: BoardExportOptions;
   /** Told of the module's work as it happens, for metrics (see {@link LoyaltyObserver}). */
   observer?: LoyaltyObserver;
+  /**
+   * MySQL/MariaDB replicas of the module's database (GTID replication) for leaderboard pages read
+   * with SQL and rank-index loads; an instance still never shows a page older than a write it
+   * acknowledged (see ReadReplicas). Everything else reads the primary.
+   */
+  readReplicas?: ReadReplicaOptions[];
+}
+
+/** A read replica's connection. */
+export interface ReadReplicaOptions {
+  host: string;
+  port?: number;
+  user: string;
+  password?: string;
+  database: string;
 }
 
 /**

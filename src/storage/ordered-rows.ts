@@ -1,6 +1,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import { dialectOf } from './dialect/sql-dialect';
+import type { ReplicaConnection } from './replica/read-replicas';
 
 /** A statement and its parameters. */
 export interface Statement {
@@ -22,7 +23,8 @@ export interface OrderedRowsQuery {
  * Reads every row of `query` in order, as arrays of columns straight from the driver (no entity or
  * row objects), until done or `stillWanted` answers false. SQLite reads `chunkRows` at a time on
  * the main connection and yields to requests between them; MySQL/MariaDB stream the one statement on a
- * connection of the pool (one consistent read, no sort), dropped if the read is abandoned.
+ * connection of the pool (one consistent read, no sort), dropped if the read is abandoned, or on
+ * `replica`'s connection when given (see ReadReplicas.connectionAtPrimary).
  */
 export async function readOrderedRows(
   dataSource: DataSource,
@@ -30,10 +32,11 @@ export async function readOrderedRows(
   row: (columns: unknown[]) => void,
   stillWanted: () => boolean,
   chunkRows: number,
+  replica?: ReplicaConnection,
 ): Promise<void> {
   if (dialectOf(dataSource).kind === 'sqlite')
     return readInChunks(dataSource, query, row, stillWanted, chunkRows);
-  return streamWhole(dataSource, query.whole, row, stillWanted);
+  return streamWhole(dataSource, query.whole, row, stillWanted, replica);
 }
 
 interface SqliteDatabase {
@@ -76,10 +79,17 @@ async function streamWhole(
   whole: Statement,
   row: (columns: unknown[]) => void,
   stillWanted: () => boolean,
+  replica?: ReplicaConnection,
 ): Promise<void> {
-  const connection = await (
-    dataSource.driver as unknown as { obtainMasterConnection(): Promise<MysqlConnection> }
-  ).obtainMasterConnection();
+  const connection: MysqlConnection = replica
+    ? {
+        query: (options, parameters) => replica.connection.query(options, parameters),
+        release: () => replica.done(),
+        destroy: () => replica.done(true),
+      }
+    : await (
+        dataSource.driver as unknown as { obtainMasterConnection(): Promise<MysqlConnection> }
+      ).obtainMasterConnection();
   let abandoned = false;
   try {
     await new Promise<void>((resolve, reject) => {

@@ -22,6 +22,8 @@ describe('loadConfig', () => {
         host: '0.0.0.0',
         databaseUrl: 'sqlite:./data/loyalty.sqlite',
         database: { kind: 'sqlite', file: resolve(process.cwd(), 'data', 'loyalty.sqlite') },
+        databaseReplicas: [],
+        databaseReplicaUrls: [],
         strictMode: false,
         introspection: true,
         cursorSecret: undefined,
@@ -111,6 +113,8 @@ describe('loadConfig', () => {
         PORT: '8080',
         HOST: '127.0.0.1',
         DATABASE_URL: 'mysql://app:pw@db:3307/loyalty',
+        DATABASE_REPLICA_URLS:
+          'mysql://ro:secret@replica-1/loyalty, mariadb://ro@replica-2:3308/loyalty',
         STRICT_MODE: 'true',
         INTROSPECTION: 'false',
         MIGRATE_ON_START: 'no',
@@ -152,6 +156,28 @@ describe('loadConfig', () => {
           password: 'pw',
           database: 'loyalty',
         },
+        databaseReplicas: [
+          {
+            kind: 'mysql',
+            host: 'replica-1',
+            port: 3306,
+            username: 'ro',
+            password: 'secret',
+            database: 'loyalty',
+          },
+          {
+            kind: 'mysql',
+            host: 'replica-2',
+            port: 3308,
+            username: 'ro',
+            password: '',
+            database: 'loyalty',
+          },
+        ],
+        databaseReplicaUrls: [
+          'mysql://ro:***@replica-1/loyalty',
+          'mariadb://ro@replica-2:3308/loyalty',
+        ],
         strictMode: true,
         introspection: false,
         cursorSecret: SECRET_32,
@@ -175,6 +201,24 @@ describe('loadConfig', () => {
         logging: { level: 'warn', format: 'json' },
         metrics: { port: 9464, host: '127.0.0.1', token: SECRET_32 },
       });
+    });
+
+    it('refuses replicas of a SQLite database, and a replica that is not MySQL', () => {
+      expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'mysql://ro@replica/db' })).toThrow(
+        /DATABASE_REPLICA_URLS needs a MySQL\/MariaDB DATABASE_URL/,
+      );
+      expect(() =>
+        loadConfig({
+          DATABASE_URL: 'mysql://app@db/loyalty',
+          DATABASE_REPLICA_URLS: 'sqlite:./copy.sqlite',
+        }),
+      ).toThrow(/DATABASE_REPLICA_URLS: sqlite:\.\/copy\.sqlite: a replica must be mysql/);
+      expect(() =>
+        loadConfig({
+          DATABASE_URL: 'mysql://app@db/loyalty',
+          DATABASE_REPLICA_URLS: 'mysql://ro:hush@replica',
+        }),
+      ).toThrow(/mysql:\/\/ro:\*\*\*@replica: .*database name is missing/);
     });
 
     it('turns the in-browser IDE off in production unless asked for', () => {

@@ -14,6 +14,9 @@ export interface AppConfig {
   host: string;
   databaseUrl: string;
   database: DatabaseConfig;
+  /** MySQL/MariaDB replicas for leaderboard reads (DATABASE_REPLICA_URLS), redacted URLs too. */
+  databaseReplicas: Array<Extract<DatabaseConfig, { kind: 'mysql' }>>;
+  databaseReplicaUrls: string[];
   /** Hide the extensions, leaving exactly the base schema (docs/api.md, strict mode). */
   strictMode: boolean;
   introspection: boolean;
@@ -143,6 +146,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   } catch (error) {
     problems.push((error as Error).message);
   }
+  const replicaUrls = (env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  const databaseReplicas: Array<Extract<DatabaseConfig, { kind: 'mysql' }>> = [];
+  for (const url of replicaUrls) {
+    try {
+      const replica = parseDatabaseUrl(url);
+      if (replica.kind !== 'mysql') throw new Error('a replica must be mysql:// or mariadb://');
+      databaseReplicas.push(replica);
+    } catch (error) {
+      problems.push(`DATABASE_REPLICA_URLS: ${redact(url)}: ${(error as Error).message}`);
+    }
+  }
+  if (replicaUrls.length > 0 && database.kind !== 'mysql') {
+    problems.push('DATABASE_REPLICA_URLS needs a MySQL/MariaDB DATABASE_URL');
+  }
   const cursorSecret = env.CURSOR_SECRET || undefined;
   if (cursorSecret !== undefined && cursorSecret.length < 32) {
     problems.push('CURSOR_SECRET must be at least 32 characters when set');
@@ -185,6 +205,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host,
     databaseUrl: redact(databaseUrl),
     database,
+    databaseReplicas,
+    databaseReplicaUrls: replicaUrls.map(redact),
     strictMode: readBoolean(env, 'STRICT_MODE', false, problems),
     introspection: readBoolean(env, 'INTROSPECTION', true, problems),
     cursorSecret,

@@ -9,6 +9,7 @@ import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition'
 import { SqlDialect } from '../../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { readOrderedRows } from '../../storage/ordered-rows';
+import { ReadReplicas } from '../../storage/replica/read-replicas';
 import { BoardTotalsStore } from '../ledger/board-totals.store';
 import { BoardSql, boardSql, keysetPageParams } from '../read/board-sql';
 import { SqlBoardReader } from '../read/sql-board-reader';
@@ -62,6 +63,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     private readonly feed: BoardChangeFeed,
     private readonly sqlReader: SqlBoardReader,
     private readonly totalsStore: BoardTotalsStore,
+    private readonly replicas: ReadReplicas,
     @InjectSqlDialect() dialect: SqlDialect,
     @Inject(LOYALTY_MODULE_OPTIONS) options: LoyaltyModuleOptions,
   ) {
@@ -229,10 +231,15 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     }
   }
 
-  /** Every entry of a board, in rank order, straight from the driver (see readOrderedRows). */
-  private readBoard(state: BoardState, row: RowSink): Promise<void> {
+  /**
+   * Every entry of a board, in rank order, straight from the driver (see readOrderedRows): from a
+   * replica once it has what the primary had now (the feed delivers what commits after), else
+   * from the primary.
+   */
+  private async readBoard(state: BoardState, row: RowSink): Promise<void> {
     const { board } = state;
     const sql = this.sql;
+    const replica = this.replicas.enabled ? await this.replicas.connectionAtPrimary() : undefined;
     return readOrderedRows(
       this.dataSource,
       {
@@ -258,6 +265,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
         row(String(addressKey), Number(points), Number(reachedAt)),
       () => !this.closed && this.boards.get(state.key) === state,
       LOAD_CHUNK,
+      replica,
     );
   }
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { num, SqlDialect } from '../../storage/dialect/sql-dialect';
+import { ReadReplicas } from '../../storage/replica/read-replicas';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { BoardTotalsStore } from '../ledger/board-totals.store';
 import { BoardPage, BoardReader, RankedEntry } from './board-reader';
@@ -25,7 +24,8 @@ const BUCKET_ATTEMPTS = 3;
  * scans the equivalent OR. Ranks and offset pages go through the board's rank buckets (see
  * RankBuckets): bounded by a bucket's entries and the board's buckets, not by the depth. A board
  * without buckets counts the entries ahead, O(depth). totalCount is the `boards` counter.
- * Unwritten totals are settled first (BoardTotalsStore.settle).
+ * Unwritten totals are settled first (BoardTotalsStore.settle). With read replicas, the reads go
+ * to one that has every write this instance acknowledged (ReadReplicas), else to the primary.
  */
 @Injectable()
 export class SqlBoardReader extends BoardReader {
@@ -33,7 +33,8 @@ export class SqlBoardReader extends BoardReader {
   private readonly buckets: RankBucketSql;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    /** The primary, or a replica that has every write this instance acknowledged. */
+    private readonly reads: ReadReplicas,
     private readonly totalsStore: BoardTotalsStore,
     @InjectSqlDialect() dialect: SqlDialect,
   ) {
@@ -90,10 +91,10 @@ export class SqlBoardReader extends BoardReader {
   }
 
   async countEntries(board: BoardRef): Promise<number> {
-    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
-      this.sql.countEntries,
-      [board.spaceId, board.sprintId],
-    );
+    const [row]: Array<Record<string, unknown>> = await this.reads.query(this.sql.countEntries, [
+      board.spaceId,
+      board.sprintId,
+    ]);
     return row ? num(row.entryCount) : 0;
   }
 
@@ -109,7 +110,7 @@ export class SqlBoardReader extends BoardReader {
       const [row] = await this.query(this.buckets.countAhead(board, keyOfRow(bucket), key));
       if (num(row.present) > 0) return num(row.prior) + num(row.in_bucket);
     }
-    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
+    const [row]: Array<Record<string, unknown>> = await this.reads.query(
       this.sql.countAhead,
       countAheadParams(board, key),
     );
@@ -143,7 +144,7 @@ export class SqlBoardReader extends BoardReader {
   }
 
   private query(statement: Statement): Promise<Array<Record<string, unknown>>> {
-    return this.dataSource.query(statement.sql, statement.params);
+    return this.reads.query(statement.sql, statement.params);
   }
 
   private forwardPage(
@@ -163,7 +164,7 @@ export class SqlBoardReader extends BoardReader {
   }
 
   private async rows(sql: string, parameters: unknown[]): Promise<RankKey[]> {
-    const raw: EntryRow[] = await this.dataSource.query(sql, parameters);
+    const raw: EntryRow[] = await this.reads.query(sql, parameters);
     return raw.map((row) => ({
       addressKey: row.addressKey,
       points: num(row.points),

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { ReadReplicas } from '../replica/read-replicas';
 import { collectCommitHooks, runCommitHooks } from './commit-hooks';
 import { backOffOrThrow, newAttempts } from './retry-policy';
 import { TransactionRunner } from './transaction-runner';
@@ -9,7 +10,11 @@ export class PooledTransactionRunner extends TransactionRunner {
   readonly singleWriter = false;
   private readonly logger = new Logger('Transactions');
 
-  constructor(private readonly dataSource: DataSource) {
+  /** With replicas: each commit's position is taken before the unit's caller hears of it. */
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly replicas?: ReadReplicas,
+  ) {
     super();
   }
 
@@ -17,19 +22,23 @@ export class PooledTransactionRunner extends TransactionRunner {
     const attempts = newAttempts();
     for (;;) {
       let hooks: Array<() => void> = [];
+      let result: T;
       try {
         // REPEATABLE READ whatever the server's default, since totals are read under FOR UPDATE
         // and rewritten, and only its gap locks keep two first deliveries for the same new
         // address apart.
-        const result = await this.dataSource.transaction('REPEATABLE READ', (manager) => {
+        result = await this.dataSource.transaction('REPEATABLE READ', (manager) => {
           hooks = collectCommitHooks(manager);
           return work(manager);
         });
-        runCommitHooks(this.logger, hooks);
-        return result;
       } catch (error) {
         await backOffOrThrow(error, attempts);
+        continue;
       }
+      runCommitHooks(this.logger, hooks);
+      // Committed: never retried from here. noteCommit never throws.
+      if (this.replicas) await this.replicas.noteCommit();
+      return result;
     }
   }
 
