@@ -4,7 +4,7 @@ import { afterCommit } from '../../storage/transactions/commit-hooks';
 import type { EntryState } from '../changes/board-change-log';
 import type { BoardRef } from '../ranking/ranking';
 import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
-import { EntryMove, moveCounts, runAsync } from '../rank-buckets/rank-buckets';
+import { bucketsOf, EntryMove, moveCounts, runAsync } from '../rank-buckets/rank-buckets';
 import { RankBucketTidier } from '../rank-buckets/rank-bucket-tidier';
 import { BoardTotalsStore, EntryDelta } from './board-totals.store';
 
@@ -63,9 +63,12 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
   }
 
   /**
-   * Moves the board's bucket counts by the batch's entries, holding the board's counter row (as
-   * its entry count is written next): writers of the board take it in turn, and splits take it
-   * too, so the buckets read locked are the latest. Splits and drops wait for the commit.
+   * Moves the board's bucket counts by the batch's entries. A batch that changes the board's entry
+   * count holds its counter row exclusively from here (it writes it next): writers of the board
+   * take it in turn, and the buckets are read locked, the latest. Otherwise it holds the row
+   * shared, as splits take it exclusively: when the layout its snapshot shows is the current one,
+   * the bounds it read are, and writers that move no entry out of its bucket write nothing and
+   * wait for nobody. Splits and drops wait for the commit (RankBucketTidier).
    */
   async boardWritten(manager: EntityManager, board: BoardRef): Promise<void> {
     const byBoard = this.moves.get(manager);
@@ -73,24 +76,35 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     const pending = byBoard?.get(key);
     if (!pending) return;
     byBoard!.delete(key);
-    const { spaceId, sprintId } = board;
-    await manager.query(
-      this.dialect.upsert(
-        'boards',
-        ['space_id', 'sprint_id', 'entry_count'],
-        ['space_id', 'sprint_id'],
-        { entry_count: 'add' },
-        1,
-      ),
-      [spaceId, sprintId, 0],
-    );
-    const [row]: Array<Record<string, unknown>> = await manager.query(
-      `SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ?${this.dialect.lockRows('update')}`,
-      [spaceId, sprintId],
-    );
-    // The committed count (this batch's is written after this), for a board without buckets.
-    const committed = num(row.entryCount);
+    const params = [board.spaceId, board.sprintId];
+    const query = (sql: string, values: unknown[]) =>
+      manager.query<Array<Record<string, unknown>>>(sql, values);
     const net = pending.moves.reduce((sum, m) => sum + (m.after ? 1 : 0) - (m.before ? 1 : 0), 0);
+    const [seen] = await query(BOARD_STATE, params);
+    let buckets = bucketsOf(await query(this.buckets.allBuckets(board, false).sql, params));
+    const exclusive = net !== 0 || buckets.length === 0;
+    if (exclusive) {
+      await query(
+        this.dialect.upsert(
+          'boards',
+          ['space_id', 'sprint_id', 'entry_count'],
+          ['space_id', 'sprint_id'],
+          { entry_count: 'add' },
+          1,
+        ),
+        [...params, 0],
+      );
+    }
+    const [held] = await query(
+      `${BOARD_STATE}${this.dialect.lockRows(exclusive ? 'update' : 'share')}`,
+      params,
+    );
+    if (exclusive || num(held?.layout) !== num(seen?.layout)) {
+      const latest = this.buckets.allBuckets(board, true);
+      buckets = bucketsOf(await query(latest.sql, latest.params));
+    }
+    // The committed count (this batch's is written after this), for a board without buckets.
+    const committed = num(held?.entryCount ?? 0);
     function* entriesNow() {
       return committed + net;
     }
@@ -99,8 +113,9 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
         lock: true,
         entriesNow,
         rowsPerStatement: IN_CHUNK,
+        buckets: buckets.length > 0 ? buckets : undefined,
       }),
-      (sql, params) => manager.query(sql, params),
+      query,
     );
     if (untidy.oversized.length > 0 || untidy.empty.length > 0)
       afterCommit(manager, () => this.tidier.schedule(manager.connection, board));
@@ -206,5 +221,8 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
 interface BoardMoves {
   moves: EntryMove[];
 }
+
+const BOARD_STATE =
+  'SELECT entry_count AS entryCount, bucket_layout AS layout FROM boards WHERE space_id = ? AND sprint_id = ?';
 
 const boardKey = (board: BoardRef) => `${board.spaceId}/${board.sprintId}`;

@@ -197,6 +197,14 @@ export class RankBucketSql {
     };
   }
 
+  /** Notes that the board's bucket bounds changed (see boards.bucket_layout). */
+  layoutChanged(board: BoardRef): Statement {
+    return {
+      sql: `UPDATE boards SET bucket_layout = bucket_layout + 1 WHERE ${BOARD}`,
+      params: boardParams(board),
+    };
+  }
+
   dropAll(board: BoardRef): Statement {
     return { sql: `DELETE FROM ${BUCKETS} WHERE ${BOARD}`, params: boardParams(board) };
   }

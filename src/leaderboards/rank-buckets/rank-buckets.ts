@@ -93,17 +93,21 @@ export function* moveCounts(
   sql: RankBucketSql,
   board: BoardRef,
   moves: readonly EntryMove[],
-  options: { lock: boolean; entriesNow: () => BucketWork<number>; rowsPerStatement: number },
+  options: {
+    lock: boolean;
+    entriesNow: () => BucketWork<number>;
+    rowsPerStatement: number;
+    /** The board's buckets, already read by the caller (with bounds known to be current). */
+    buckets?: readonly Bucket[];
+  },
 ): BucketWork<Untidy> {
   const untidy: Untidy = { oversized: [], empty: [] };
   if (moves.length === 0) return untidy;
-  const buckets = (yield sql.allBuckets(board, options.lock)).map((row): Bucket => ({
-    bound: keyOfRow(row),
-    count: num(row.entryCount),
-  }));
+  const buckets = options.buckets ?? bucketsOf(yield sql.allBuckets(board, options.lock));
   if (buckets.length === 0) {
     const count = yield* options.entriesNow();
     yield { ...sql.addCounts(board, [[HEAD_BOUND, count]]), write: true };
+    yield { ...sql.layoutChanged(board), write: true };
     if (oversized(count)) untidy.oversized.push({ bound: HEAD_BOUND, count });
     return untidy;
   }
@@ -147,6 +151,8 @@ export function* tidy(
   maxSplits: number,
 ): BucketWork<number> {
   for (const bound of untidy.empty) yield { ...sql.dropIfEmpty(board, bound), write: true };
+  if (untidy.empty.length > 0 || untidy.oversized.length > 0)
+    yield { ...sql.layoutChanged(board), write: true };
   const size = RANK_BUCKETS.size;
   let splits = 0;
   for (let { bound, count } of untidy.oversized) {
@@ -170,6 +176,7 @@ export function* tidy(
  */
 export function* rebuildBuckets(sql: RankBucketSql, board: BoardRef): BucketWork<number> {
   yield { ...sql.dropAll(board), write: true };
+  yield { ...sql.layoutChanged(board), write: true };
   const [row] = yield sql.countBoard(board);
   const count = num(row.n);
   yield { ...sql.addCounts(board, [[HEAD_BOUND, count]]), write: true };
@@ -194,6 +201,9 @@ export function* untidyBuckets(sql: RankBucketSql, board: BoardRef): BucketWork<
   }
   return untidy;
 }
+
+export const bucketsOf = (rows: readonly Row[]): Bucket[] =>
+  rows.map((row) => ({ bound: keyOfRow(row), count: num(row.entryCount) }));
 
 /** The index of the bucket holding `key`: the last whose bound is at or before it. */
 function bucketIndexOf(buckets: readonly Bucket[], key: RankKey): number {

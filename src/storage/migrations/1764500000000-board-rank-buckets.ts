@@ -8,6 +8,10 @@ import { TableMigration } from '../schema/table-migration';
  * the board (points > 0) lie from it up to the next bucket's bound. The primary key is in rank
  * order, so the buckets before a key are an index range. A board without rows is one implicit
  * bucket: readers count ahead as before, and the first write builds its head bucket.
+ *
+ * boards.bucket_layout counts the changes of a board's bucket bounds (a split, a drop, the head
+ * made, a rebuild): a MySQL writer whose snapshot shows the layout still current moves counts by
+ * the bounds it read without locking them all (see DirectBoardTotalsStore.boardWritten).
  */
 export class BoardRankBuckets1764500000000 extends TableMigration {
   name = 'BoardRankBuckets1764500000000';
@@ -26,9 +30,13 @@ export class BoardRankBuckets1764500000000 extends TableMigration {
         entry_count INTEGER NOT NULL,
         PRIMARY KEY (space_id, sprint_id, points DESC, reached_at, address_key))${tableOptions}${sqlite ? ' WITHOUT ROWID' : ''}`,
     );
+    await queryRunner.query(
+      'ALTER TABLE boards ADD COLUMN bucket_layout INTEGER NOT NULL DEFAULT 0',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('ALTER TABLE boards DROP COLUMN bucket_layout');
     await queryRunner.query('DROP TABLE board_rank_buckets');
   }
 }
