@@ -10,9 +10,9 @@ import { TransactionRunner } from './transactions/transaction-runner';
 /** The runner that fits the module's database, chosen once when the module starts. */
 export const transactionRunnerProvider: Provider<TransactionRunner> = {
   provide: TransactionRunner,
-  useFactory: (dataSource: DataSource, replicas: ReadReplicas): TransactionRunner =>
+  useFactory: (dataSource: DataSource, replicas?: ReadReplicas): TransactionRunner =>
     dialectOf(dataSource).kind === 'sqlite'
       ? new GroupCommitTransactionRunner(dataSource)
-      : new PooledTransactionRunner(dataSource, replicas.enabled ? replicas : undefined),
+      : new PooledTransactionRunner(dataSource, replicas?.enabled ? replicas : undefined),
   inject: [getDataSourceToken(), ReadReplicas],
 };
