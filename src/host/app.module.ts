@@ -8,7 +8,8 @@ import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
 import { DynamicModule, Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { Logger as TypeOrmLogger } from 'typeorm';
+import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
+import { runMigrationsLocked } from '../storage/connection/run-migrations';
 import type { LoyaltyObserver } from '../options/loyalty-module-options.interface';
 import { ErrorEnvelopePlugin } from '../common/graphql/error-envelope.plugin';
 import { formatLoyaltyError } from '../common/graphql/format-error';
@@ -63,12 +64,25 @@ export class AppModule {
         TypeOrmModule.forRootAsync({
           useFactory: async () => ({
             ...(await resolveHostDataSourceOptions(config.database, {
-              migrationsRun: config.migrateOnStart,
               logger: extras.typeormLogger,
             })),
             retryAttempts: 3,
             retryDelay: 1000,
           }),
+          // Migrations at start run one instance at a time (runMigrationsLocked), not in
+          // initialize(): instances started together would each run them.
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            if (config.migrateOnStart) {
+              try {
+                await runMigrationsLocked(dataSource);
+              } catch (error) {
+                await dataSource.destroy().catch(() => undefined);
+                throw error;
+              }
+            }
+            return dataSource;
+          },
         }),
         GraphQLModule.forRoot<ApolloDriverConfig>({
           driver: ApolloDriver,

@@ -1,3 +1,4 @@
+import { runMigrationsLocked } from '../../../storage/connection/run-migrations';
 import { createCliContext, dataSourceOf } from '../support/app-context';
 import { parseFlags } from '../support/cli-args';
 import { note } from '../support/output';
@@ -13,7 +14,7 @@ export const migrateCommand: Command<void> = {
   async run(_options, config) {
     const app = await createCliContext(config);
     try {
-      const applied = await dataSourceOf(app).runMigrations({ transaction: 'each' });
+      const applied = await runMigrationsLocked(dataSourceOf(app), { transaction: 'each' });
       note(
         applied.length
           ? `Applied ${applied.map((m) => m.name).join(', ')}`

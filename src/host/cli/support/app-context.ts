@@ -1,3 +1,4 @@
+import { runMigrationsLocked } from '../../../storage/connection/run-migrations';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -26,7 +27,7 @@ export async function withContext<T>(
   let result: T;
   try {
     const source = dataSourceOf(app);
-    if (migrate) await source.runMigrations({ transaction: 'each' });
+    if (migrate) await runMigrationsLocked(source, { transaction: 'each' });
     else if (await source.showMigrations())
       throw new UsageError('the database has pending migrations: run "migrate" first');
     result = await work(app);
