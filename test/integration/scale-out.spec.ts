@@ -236,4 +236,43 @@ describe('the scale-out topology (three instances, haproxy, Redis, MariaDB prima
     );
     expect(rows).toEqual([{ name: 'written on the primary' }]);
   });
+
+  it('loads rank indexes from the replica, yet shows an instance its own writes at once', async () => {
+    const reader = await token('scale-out replica', 'query');
+    const selects = async () => {
+      const [row] = await topology.sql('replica', "SHOW GLOBAL STATUS LIKE 'Com_select'");
+      return Number(row.Value);
+    };
+    await ingest(topology.balancer!.url, [{ type: 'space', id: 3, name: 'Scale-out 3' }]);
+    await ingest(topology.balancer!.url, [points('r-1', 3, '0xD1', 5)]);
+    const before = await selects();
+    // A new board: each instance's first page starts loading its index, from the replica.
+    for (const instance of topology.instances) {
+      const loaded = await eventually(
+        () => board(instance.url, reader, 3),
+        (b) => b.get('0xD1') === 5,
+      );
+      expect(loaded.get('0xD1')).toBe(5);
+    }
+    const read = await eventually(selects, (count) => count >= before + topology.instances.length);
+    expect(read).toBeGreaterThanOrEqual(before + topology.instances.length);
+
+    // The replica stops applying: each instance still shows what it acknowledged, at once.
+    await topology.sql('replica', 'STOP SLAVE SQL_THREAD');
+    try {
+      for (const [i, instance] of topology.instances.entries()) {
+        const address = `0xD${i + 2}`;
+        const answer = await ingest(instance.url, [points(`r-${i + 2}`, 3, address, 50 + i)]);
+        expect(answer).toMatchObject({ status: 200, body: { accepted: 1 } });
+        expect((await board(instance.url, reader, 3)).get(address)).toBe(50 + i);
+      }
+      const [{ behind }] = await topology.sql(
+        'replica',
+        "SELECT COUNT(*) AS behind FROM board_entries WHERE space_id = 3 AND address_key = '0xd2'",
+      );
+      expect(Number(behind)).toBe(0);
+    } finally {
+      await topology.sql('replica', 'START SLAVE SQL_THREAD');
+    }
+  });
 });
