@@ -26,6 +26,7 @@ import { EXPORT_PATH } from '../export/board-export.controller';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { RankIndexService } from '../leaderboards/rank-index/rank-index.service';
+import { BoardTotalsStore } from '../leaderboards/ledger/board-totals.store';
 import { createServiceLogger, logRequest, PinoNestLogger } from './logging/service-logger';
 import { installMetricsRoute, portOf, startMetricsServer } from './metrics/metrics-endpoint';
 import { ServiceMetrics } from './metrics/service-metrics';
@@ -191,10 +192,13 @@ export async function createApp(
     });
   }
   if (metrics) {
+    const totals = app.get(BoardTotalsStore);
     metrics.watch({
       rankIndex: app.get(RankIndexService),
       feed: app.get(BoardChangeFeed),
       dataSource: app.get(getDataSourceToken()),
+      backlogEntries:
+        totals.unfoldedEntries() === undefined ? undefined : () => totals.unfoldedEntries() ?? 0,
     });
     if (config.metrics.token !== undefined) {
       installMetricsRoute(fastify, metrics, config.metrics.token);

@@ -162,8 +162,10 @@ describe.each(DB_KINDS)('metrics and request logs on %s', (kind) => {
       expect(sample(text, 'loyalty_db_pool_connections', { state: 'limit' })).toBeGreaterThan(0);
       expect(sample(text, 'loyalty_db_pool_connections', { state: 'idle' })).toBeGreaterThan(0);
       expect(sample(text, 'loyalty_db_pool_waiting')).toBe(0);
+      expect(sample(text, 'loyalty_sqlite_backlog_entries')).toBeUndefined();
     } else {
       expect(sample(text, 'loyalty_db_pool_connections', { state: 'limit' })).toBeUndefined();
+      expect(sample(text, 'loyalty_sqlite_backlog_entries')).toBeGreaterThanOrEqual(0);
     }
   });
 

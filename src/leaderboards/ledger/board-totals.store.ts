@@ -63,4 +63,12 @@ export abstract class BoardTotalsStore {
    * right after that commit, before its writer commits anything else.
    */
   abstract settledSnapshot<S>(board: BoardRef, open: () => Promise<S>): Promise<S>;
+
+  /**
+   * Board entries changed but not yet in board_entries (SQLite's backlog), for metrics; undefined
+   * where every change is written at once.
+   */
+  unfoldedEntries(): number | undefined {
+    return undefined;
+  }
 }

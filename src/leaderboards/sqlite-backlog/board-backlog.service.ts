@@ -42,6 +42,10 @@ export class BoardBacklogService
     if (!nativeSqlite(dataSource)) throw new Error('The board backlog runs on SQLite only');
   }
 
+  override unfoldedEntries(): number {
+    return this.backlog.dirty;
+  }
+
   /**
    * In board_entries at once only when `asReset`; otherwise by the board_changes rows the caller
    * appends, folded in later.
