@@ -1,3 +1,6 @@
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, tracing patches http, mysql2, better-sqlite3 and ioredis as
+// they load, so it comes first; without it, nothing of OpenTelemetry is loaded.
+import './tracing/register';
 import type { AddressInfo } from 'node:net';
 import { createApp, metricsPortOf } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';

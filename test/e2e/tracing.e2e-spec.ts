@@ -19,7 +19,6 @@ import { createTestDatabase, DB_KINDS, DbKind, TestDatabase } from '../utils/tes
 
 const DIST = join(__dirname, '..', '..', 'dist', 'src', 'host');
 const MAIN = join(DIST, 'main.js');
-const REGISTER = join(DIST, 'tracing', 'register.js');
 const SPAN_KIND = { SERVER: 2, CLIENT: 3 };
 const SPACE_ID = 7;
 /** Values a client sends that no span may carry. */
@@ -112,7 +111,7 @@ interface Service {
   stop(): Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** The built service as an operator starts it, with the tracing module preloaded. */
+/** The built service as an operator starts it (main.js imports the tracing module first). */
 async function startService(
   databaseUrl: string,
   env: Record<string, string>,
@@ -121,7 +120,7 @@ async function startService(
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [...preload.flatMap((p) => ['-r', p]), '-r', REGISTER, MAIN],
+    [...preload.flatMap((p) => ['-r', p]), MAIN],
     {
       env: {
         ...process.env,
@@ -416,7 +415,7 @@ Module._load = function (request, parent) {
   });
 
   it('refuses an encoding it cannot send, as any invalid setting', async () => {
-    const started = spawn(process.execPath, ['-r', REGISTER, MAIN], {
+    const started = spawn(process.execPath, [MAIN], {
       env: {
         ...process.env,
         DATABASE_URL: db.url,
