@@ -118,21 +118,17 @@ async function startService(
   preload: string[] = [],
 ): Promise<Service> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [...preload.flatMap((p) => ['-r', p]), MAIN],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  const child = spawn(process.execPath, [...preload.flatMap((p) => ['-r', p]), MAIN], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = once(child, 'exit');

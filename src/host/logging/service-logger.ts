@@ -49,7 +49,10 @@ function prettyLines(out: NodeJS.WritableStream): DestinationStream {
         .map(
           ([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
         );
-      out.write(`${time} ${level} ${typeof event.msg === 'string' ? event.msg : ''} ${fields.join(' ')}`.trimEnd() + '\n');
+      out.write(
+        `${time} ${level} ${typeof event.msg === 'string' ? event.msg : ''} ${fields.join(' ')}`.trimEnd() +
+          '\n',
+      );
     },
   };
 }
