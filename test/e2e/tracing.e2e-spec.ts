@@ -23,6 +23,7 @@ const SPAN_KIND = { SERVER: 2, CLIENT: 3 };
 const SPACE_ID = 7;
 /** Values a client sends that no span may carry. */
 const SECRET_ADDRESS = `0xfacade${randomBytes(8).toString('hex')}`;
+const INVITATION_SECRET = `inv${randomBytes(12).toString('hex')}`;
 const QUERY = `query Board($address: String!) { space(id: ${SPACE_ID}) { name
   addressLoyaltyPoints(address: $address) { rank points }
   loyaltyPointsRanks { totalCount list { rank points address { address } } } } }`;
@@ -214,6 +215,11 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
       await exported.text();
       answers.export = exported.status;
       answers.dashboard = (await fetch(`${service.base}/dashboard`, { redirect: 'manual' })).status;
+      answers.invitation = (
+        await fetch(`${service.base}/dashboard/invitations/${INVITATION_SECRET}`, {
+          redirect: 'manual',
+        })
+      ).status;
       answers.unauthorised = (
         await post('/query', { query: '{ __typename }' }, { 'access-token': 'lpt_nope' })
       ).status;
@@ -313,7 +319,9 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
       servers()
         .map((s) => s.attributes['url.path'])
         .sort(),
-    ).toEqual(['/dashboard', '/export', '/ingest', '/query', '/query'].sort());
+    ).toEqual(
+      ['/dashboard', '/dashboard/invitations/***', '/export', '/ingest', '/query', '/query'].sort(),
+    );
     const requestTraces = new Set(servers().map((s) => s.traceId));
     for (const span of collector.spans) {
       expect(requestTraces.has(span.traceId)).toBe(true);
@@ -330,6 +338,10 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
     expect(everything).not.toContain('31337');
     expect(everything).not.toContain(token);
     expect(everything).not.toContain('lpt_nope');
+    // An invitation link's secret is a credential: its span has the route, the path masked.
+    expect(everything).not.toContain(INVITATION_SECRET);
+    const invitation = serverSpan('GET /dashboard/invitations/:secret');
+    expect(invitation.attributes['http.response.status_code']).toBe(answers.invitation);
   });
 });
 

@@ -212,7 +212,22 @@ describe.each(DB_KINDS)('metrics and request logs on %s', (kind) => {
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .find((line) => line.reqId === page.headers.get('x-request-id'));
     expect(pageLine).toMatchObject({ route: '/query', status: 200, operation: 'space' });
+    // An invitation link's secret is a credential: its path is logged masked.
+    const invitation = await fetch(`${base}/dashboard/invitations/inv1tati0nSecretValue`, {
+      headers: { 'x-request-id': 'trace-me-2' },
+      redirect: 'manual',
+    });
+    await sleep(50);
+    const invitationLine = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.reqId === 'trace-me-2');
+    expect(invitationLine).toMatchObject({
+      path: '/dashboard/invitations/***',
+      route: '/dashboard/invitations/:secret',
+      status: invitation.status,
+    });
     const all = logLines.join('\n');
+    expect(all).not.toContain('inv1tati0nSecretValue');
     expect(all).not.toContain(ingestToken);
     expect(all).not.toContain(t.token);
     expect(all).not.toContain('secret-looking');

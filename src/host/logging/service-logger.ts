@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
+import { maskedPath } from '../http/masked-path';
 import { gateTokenOf } from '../http/query-gate';
 import { operationOf } from '../http/request-labels';
 
@@ -127,19 +128,18 @@ const QUIET_ROUTES = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /**
  * One line per answered request: its id, route, status, duration and the id of the token that
- * made it (never the token). The path is logged without its query string.
+ * made it (never the token). The path is logged without its query string, and with credentials in
+ * it (an invitation's secret) masked.
  */
 export function logRequest(log: Logger, request: FastifyRequest, reply: FastifyReply): void {
   const route = request.routeOptions.url;
   const level = route !== undefined && QUIET_ROUTES.has(route) ? 'debug' : 'info';
   if (!log.isLevelEnabled(level)) return;
-  const url = request.url;
-  const query = url.indexOf('?');
   log[level](
     {
       reqId: request.id,
       method: request.method,
-      path: query < 0 ? url : url.slice(0, query),
+      path: maskedPath(route, request.url, request.params),
       route: route ?? null,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 100) / 100,

@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { subscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { hasSensitiveParam, maskedPath } from '../http/masked-path';
 import { graphqlOperationOf } from './span-text';
 
 /**
@@ -31,9 +32,13 @@ export function nameRouteSpans(): void {
 function addRouteHooks(route: RouteOptions): void {
   const path = route.url;
   if (path === undefined) return;
+  const secretInPath = hasSensitiveParam(path);
   const naming: Hook = (request, _reply, done) => {
     // The server span is the active one here: Fastify runs onRequest within the request's event.
-    trace.getActiveSpan()?.setAttribute('http.route', path).updateName(`${request.method} ${path}`);
+    const span = trace.getActiveSpan();
+    span?.setAttribute('http.route', path).updateName(`${request.method} ${path}`);
+    // The HTTP instrumentation recorded the path as sent: not a credential in it.
+    if (secretInPath) span?.setAttribute('url.path', maskedPath(path, request.url, request.params));
     done();
   };
   append(route, 'onRequest', naming);
