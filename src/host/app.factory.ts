@@ -27,6 +27,7 @@ import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { RankIndexService } from '../leaderboards/rank-index/rank-index.service';
 import { BoardTotalsStore } from '../leaderboards/ledger/board-totals.store';
+import { ReadReplicas } from '../storage/replica/read-replicas';
 import { createServiceLogger, logRequest, PinoNestLogger } from './logging/service-logger';
 import { installMetricsRoute, portOf, startMetricsServer } from './metrics/metrics-endpoint';
 import { ServiceMetrics } from './metrics/service-metrics';
@@ -193,12 +194,14 @@ export async function createApp(
   }
   if (metrics) {
     const totals = app.get(BoardTotalsStore);
+    const replicas = app.get(ReadReplicas);
     metrics.watch({
       rankIndex: app.get(RankIndexService),
       feed: app.get(BoardChangeFeed),
       dataSource: app.get(getDataSourceToken()),
       backlogEntries:
         totals.unfoldedEntries() === undefined ? undefined : () => totals.unfoldedEntries() ?? 0,
+      replicaLags: replicas.enabled ? () => replicas.lags() : undefined,
     });
     if (config.metrics.token !== undefined) {
       installMetricsRoute(fastify, metrics, config.metrics.token);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { RankIndexService } from '../../src/leaderboards/rank-index/rank-index.service';
+import { ReadReplicas } from '../../src/storage/replica/read-replicas';
 import { startTestApp, TestApp } from '../utils/test-app';
 import type { TestDatabase } from '../utils/test-databases';
 
@@ -19,12 +20,14 @@ const mariadb = require('../../scripts/scale-out/mariadb') as {
 
 interface Server {
   url: string;
+  process: { child: { pid?: number } };
 }
 interface Pair {
   primary: Server;
   replica: Server;
 }
 
+const METRICS_TOKEN = 'replica-metrics-0123456789abcdefghij';
 const BOARD = `query($s: Int!) { space(id: $s) { loyaltyPointsRanks {
   totalCount list { rank points address { address } } } } }`;
 
@@ -48,6 +51,15 @@ describe('read replicas (MariaDB primary and GTID replica)', () => {
       if (await mariadb.replicaCaughtUp(pair.primary, pair.replica)) return;
     }
     throw new Error('the replica did not catch up');
+  }
+
+  /** Until the instance has seen its replica hold every write it acknowledged. */
+  async function readsReplica(app: TestApp): Promise<void> {
+    const replicas = app.app.get(ReadReplicas);
+    for (const until = Date.now() + 10_000; Date.now() < until; await sleep(50)) {
+      if (replicas.readsReplica()) return;
+    }
+    throw new Error('the instance never trusted its replica');
   }
 
   async function ingest(app: TestApp, token: string, records: unknown[]): Promise<void> {
@@ -95,6 +107,7 @@ describe('read replicas (MariaDB primary and GTID replica)', () => {
         DATABASE_REPLICA_URLS: pair.replica.url,
         RANK_INDEX_MAX_ENTRIES: '0',
         RESPONSE_CACHE_MS: '0',
+        METRICS_TOKEN,
       },
       primary,
     );
@@ -116,6 +129,14 @@ describe('read replicas (MariaDB primary and GTID replica)', () => {
   }, 60_000);
 
   it('reads pages from the replica: a write the replica has not applied is not shown', async () => {
+    await readsReplica(reader);
+    const scraped = await fetch(reader.url.replace(/\/query$/, '/metrics'), {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const lag = /^loyalty_replica_lag_seconds\{replica="127\.0\.0\.1:\d+"\} (\S+)$/m.exec(
+      await scraped.text(),
+    );
+    expect(Number(lag?.[1])).toBeLessThan(5);
     expect(await board(reader, 1)).toEqual({ totalCount: 2, rows: ['1:0xb1:20', '2:0xa1:10'] });
     await onReplica('STOP SLAVE SQL_THREAD');
     try {
@@ -147,7 +168,9 @@ describe('read replicas (MariaDB primary and GTID replica)', () => {
       await onReplica('START SLAVE SQL_THREAD');
     }
     await caughtUp();
+    expect((await board(reader, 1)).rows[0]).toBe('1:0xd1:40');
     // Caught up: back on the replica (a write it has not applied is again not shown).
+    await readsReplica(reader);
     await onReplica('STOP SLAVE SQL_THREAD');
     try {
       await ingest(writer, writerIngest, [points(1, 'e1', '0xE1', 50)]);
@@ -172,14 +195,15 @@ describe('read replicas (MariaDB primary and GTID replica)', () => {
         "UPDATE board_entries SET points = 7 WHERE space_id = 2 AND address_key = '0xf2'",
       );
       await board(indexed, 2); // starts the load
-      let rows: string[] = [];
+      const indexes = indexed.app.get(RankIndexService);
       for (const until = Date.now() + 10_000; Date.now() < until; await sleep(100)) {
-        rows = (await board(indexed, 2)).rows;
-        if (rows[0] === '1:0xf2:7') break;
+        if (indexes.stats().boards.length > 0) break;
       }
-      expect(rows).toEqual(['1:0xf2:7', '2:0xf3:6']);
-      const held = indexed.app.get(RankIndexService).stats().boards;
+      const held = indexes.stats().boards;
       expect(held).toEqual([expect.objectContaining({ spaceId: 2, sprintId: 0, entries: 2 })]);
+      // Now served by the index.
+      let rows = (await board(indexed, 2)).rows;
+      expect(rows).toEqual(['1:0xf2:7', '2:0xf3:6']);
       // A later write through the primary reaches the index through the change feed.
       await ingest(writer, writerIngest, [points(2, 'z2', '0xF4', 9)]);
       for (const until = Date.now() + 10_000; Date.now() < until; await sleep(100)) {
@@ -193,5 +217,22 @@ describe('read replicas (MariaDB primary and GTID replica)', () => {
       );
       await indexed.close();
     }
+  });
+
+  it('reads the primary while the replica hangs, and the replica again once it answers', async () => {
+    await readsReplica(reader);
+    const pid = pair.replica.process.child.pid!;
+    process.kill(pid, 'SIGSTOP'); // a replica that neither answers nor resets: a dead host
+    try {
+      await ingest(writer, writerIngest, [points(1, 'f1', '0xF1', 60)]);
+      // The first read waits out the replica's 3 s timeout, then reads the primary.
+      expect((await board(reader, 1)).rows[0]).toBe('1:0xf1:60');
+      expect(reader.app.get(ReadReplicas).readsReplica()).toBe(false);
+      expect((await board(reader, 1)).rows[0]).toBe('1:0xf1:60');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await caughtUp();
+    await readsReplica(reader);
   });
 });

@@ -5,6 +5,7 @@ import type { LoyaltyObserver } from '../../options/loyalty-module-options.inter
 import type { BoardChangeFeed } from '../../leaderboards/changes/board-change-feed';
 import type { RankIndexService } from '../../leaderboards/rank-index/rank-index.service';
 import { poolStatsOf } from '../../storage/connection/pool-stats';
+import type { ReplicaLag } from '../../storage/replica/read-replicas';
 import { operationOf } from '../http/request-labels';
 
 /** Latency buckets, in seconds: a cached page is under a millisecond, an export minutes. */
@@ -18,6 +19,8 @@ export interface MetricSources {
   dataSource: DataSource;
   /** Board changes not yet folded into board_entries (SQLite's backlog); absent elsewhere. */
   backlogEntries?: () => number;
+  /** Read replicas' lag (DATABASE_REPLICA_URLS); absent without replicas. */
+  replicaLags?: () => ReplicaLag[];
 }
 
 /**
@@ -129,6 +132,21 @@ export class ServiceMetrics implements LoyaltyObserver {
         if (pool) this.set(pool.waiting);
       },
     });
+    const replicaLags = sources.replicaLags;
+    if (replicaLags) {
+      new Gauge({
+        name: 'loyalty_replica_lag_seconds',
+        help: 'How far a read replica is behind the primary (absent while unknown: it is not read)',
+        labelNames: ['replica'] as const,
+        registers,
+        collect() {
+          this.reset();
+          for (const { name, lagMs } of replicaLags()) {
+            if (lagMs !== undefined) this.set({ replica: name }, lagMs / 1000);
+          }
+        },
+      });
+    }
     const backlogEntries = sources.backlogEntries;
     if (backlogEntries) {
       new Gauge({

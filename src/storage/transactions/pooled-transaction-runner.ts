@@ -10,7 +10,7 @@ export class PooledTransactionRunner extends TransactionRunner {
   readonly singleWriter = false;
   private readonly logger = new Logger('Transactions');
 
-  /** With replicas: each commit's position is taken before the unit's caller hears of it. */
+  /** With replicas: each commit is noted before the unit's caller hears of it. */
   constructor(
     private readonly dataSource: DataSource,
     private readonly replicas?: ReadReplicas,
@@ -36,8 +36,8 @@ export class PooledTransactionRunner extends TransactionRunner {
         continue;
       }
       runCommitHooks(this.logger, hooks);
-      // Committed: never retried from here. noteCommit never throws.
-      if (this.replicas) await this.replicas.noteCommit();
+      // Committed: replica reads now wait until they hold it.
+      this.replicas?.noteCommit();
       return result;
     }
   }
