@@ -9,7 +9,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
-import { runMigrationsLocked } from '../storage/connection/run-migrations';
+import { MigrationLockTimeout, runMigrationsLocked } from '../storage/connection/run-migrations';
 import type { LoyaltyObserver } from '../options/loyalty-module-options.interface';
 import { ErrorEnvelopePlugin } from '../common/graphql/error-envelope.plugin';
 import { formatLoyaltyError } from '../common/graphql/format-error';
@@ -68,6 +68,8 @@ export class AppModule {
             })),
             retryAttempts: 3,
             retryDelay: 1000,
+            // Another process still migrating after 10 minutes is not a blip to retry.
+            toRetry: (error: unknown) => !(error instanceof MigrationLockTimeout),
           }),
           // Migrations at start run one instance at a time (runMigrationsLocked), not in
           // initialize(): instances started together would each run them.

@@ -1,7 +1,7 @@
 import { createConnection } from 'mysql2/promise';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOST_MIGRATIONS } from '../../src/host/config/host-data-source';
-import { MIGRATION_LOCK } from '../../src/storage/connection/run-migrations';
+import { migrationLockName } from '../../src/storage/connection/run-migrations';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
@@ -41,8 +41,9 @@ describe('the migration lock on MariaDB', () => {
     const db = await createTestDatabase('mariadb');
     const holder = await createConnection(db.url.replace(/^mariadb:/, 'mysql:'));
     try {
+      const lock = migrationLockName(new URL(db.url).pathname.slice(1));
       const [[held]] = (await holder.query('SELECT GET_LOCK(?, 1) AS locked', [
-        MIGRATION_LOCK,
+        lock,
       ])) as unknown as [[{ locked: number }]];
       expect(held.locked).toBe(1);
       let started = false;
@@ -56,7 +57,7 @@ describe('the migration lock on MariaDB', () => {
         unknown[],
       ];
       expect(tables).toHaveLength(0);
-      await holder.query('SELECT RELEASE_LOCK(?)', [MIGRATION_LOCK]);
+      await holder.query('SELECT RELEASE_LOCK(?)', [lock]);
       const app = await starting;
       try {
         expect(await appliedMigrations(app)).toHaveLength(HOST_MIGRATIONS.length);
