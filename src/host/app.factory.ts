@@ -113,9 +113,15 @@ export async function createApp(
   // Metrics cost a hook per request: only when something can read them.
   const metricsOn = config.metrics.port !== undefined || config.metrics.token !== undefined;
   const metrics = metricsOn ? new ServiceMetrics() : undefined;
+  // Request lines are at info (probes at debug): above that, no hook is needed for them.
+  const logsRequests = log !== false && log.isLevelEnabled('info');
   // NDJSON bodies: the module's own parser streams them to POST /ingest within the route's limit.
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, { ...options, observer: metrics }),
+    AppModule.forRoot(config, {
+      ...options,
+      observer: metrics,
+      labelOperations: metrics !== undefined || logsRequests,
+    }),
     adapter,
     {
       logger: options.logger ?? (log ? new PinoNestLogger(log) : ['log', 'warn', 'error']),
@@ -207,10 +213,10 @@ export async function createApp(
       installMetricsRoute(fastify, metrics, config.metrics.token);
     }
   }
-  if (metrics || log) {
+  if (metrics || logsRequests) {
     fastify.addHook('onResponse', (request, reply, done) => {
       metrics?.observe(request, reply);
-      if (log) logRequest(log, request, reply);
+      if (logsRequests) logRequest(log, request, reply);
       done();
     });
   }

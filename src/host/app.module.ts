@@ -36,6 +36,8 @@ export interface AppModuleExtras {
   apolloPlugins?: ApolloServerPlugin[];
   /** Told of the module's work (the service's metrics, when they are on). */
   observer?: LoyaltyObserver;
+  /** Label each /query request with its operation, for the request log line and metrics. */
+  labelOperations?: boolean;
 }
 
 /** Our standalone host: the GraphQL and TypeORM roots around {@link LoyaltyModule}. */
@@ -105,8 +107,8 @@ export class AppModule {
           formatError: formatLoyaltyError,
           plugins: [
             new QueryLimitsPlugin(config.limits),
-            // Labels the request with its root fields, for its log line and metrics.
-            new OperationLabelPlugin(),
+            // Labels the request with its root field, for its log line and metrics.
+            ...(extras.labelOperations ? [new OperationLabelPlugin()] : []),
             // Apollo's default cache-control plugin (we set no hints) uses willResolveField, which
             // wraps every field of every request. No plugin here may use it (see the schema spec).
             ApolloServerPluginCacheControlDisabled(),

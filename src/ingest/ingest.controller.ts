@@ -11,6 +11,7 @@ import type {
 } from '../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../options/loyalty.module-definition';
 import { IngestExceptionFilter } from './ingest-exception.filter';
+import { notifyObserver } from '../options/notify-observer';
 import { IngestHttpRequest, ndjsonLimitOf, readIngestBody } from './ingest-body';
 import { IngestRoute } from './ingest-route';
 import { IngestService, IngestSummary, summarize } from './ingest.service';
@@ -62,7 +63,7 @@ export class IngestController {
     });
     const results = await applyNumbered(this.ingest, numbered, 1, { spaceId: token.spaceId });
     const summary = summarize(results);
-    this.observer?.recordsIngested?.(summary);
+    notifyObserver(() => this.observer?.recordsIngested?.(summary));
     return { ...summary, results };
   }
 }

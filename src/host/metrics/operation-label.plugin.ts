@@ -2,28 +2,28 @@ import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server'
 import { GraphQLSchema, Kind, type OperationDefinitionNode } from 'graphql';
 import { setOperation } from '../http/request-labels';
 
-/** More root fields than this in one operation are labelled "multiple". */
-const MAX_NAMED_FIELDS = 3;
 const META_FIELDS = new Set(['__schema', '__type', '__typename']);
 
 /**
- * The label of an operation: its root fields by name, sorted and unique ("space",
- * "quest,space"). Names come from the schema, never from the client (aliases and operation names
- * are the client's), so a metric's label values stay few whatever clients send.
+ * The label of an operation: its root field by name ("space"), "multiple" for two or more,
+ * "introspection" for meta fields alone, "fragments" or "unknown". Names come from the schema,
+ * never from the client (aliases and operation names are the client's), and one field at most, so
+ * a metric's label values stay as few as the schema's root fields whatever clients send.
  */
 export function operationLabel(
   operation: OperationDefinitionNode,
   rootFields: Set<string>,
 ): string {
-  const names = new Set<string>();
+  let label: string | undefined;
   for (const selection of operation.selectionSet.selections) {
     if (selection.kind !== Kind.FIELD) return 'fragments';
     const name = selection.name.value;
-    if (!rootFields.has(name) && !META_FIELDS.has(name)) return 'unknown';
-    names.add(name);
+    if (META_FIELDS.has(name)) continue;
+    if (!rootFields.has(name)) return 'unknown';
+    if (label !== undefined && label !== name) return 'multiple';
+    label = name;
   }
-  if (names.size > MAX_NAMED_FIELDS) return 'multiple';
-  return [...names].sort().join(',');
+  return label ?? 'introspection';
 }
 
 /** Labels each POST /query request with its operation once Apollo has resolved it. */

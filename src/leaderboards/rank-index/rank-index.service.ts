@@ -6,6 +6,7 @@ import type {
   LoyaltyObserver,
 } from '../../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
+import { notifyObserver } from '../../options/notify-observer';
 import { SqlDialect } from '../../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { readOrderedRows } from '../../storage/ordered-rows';
@@ -200,7 +201,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
       state.index = index;
       const ms = Date.now() - started;
       this.logger.log(`Rank index of board ${state.key}: ${index.size} entries in ${ms} ms`);
-      this.observer?.rankIndexLoaded?.(state.board, index.size, ms);
+      notifyObserver(() => this.observer?.rankIndexLoaded?.(state.board, index.size, ms));
       this.evictBeyondBudget(state);
     } catch (error) {
       if (this.closed) return;
