@@ -2,10 +2,11 @@
 // Latency of leaderboard pages by depth, full stack (token check, GraphQL, profiles), on a board
 // written straight into the database. Usage (after npm run build):
 //   node bench/depth.js [--entries 1000000] [--db sqlite|mariadb] [--requests 30]
-//                       [--index default|off|on] [--depths 0,1000,...]
+//                       [--index default|off|on] [--depths 0,1000,...] [--then-index-on 1]
 // --index off: RANK_INDEX_MAX_ENTRIES below the board's size, pages from SQL (rank buckets);
 // --index on: the budget above it, and the board's index warmed first, with its load time and the
-// process's memory growth (run with node --expose-gc for steadier heap figures).
+// process's memory growth (run with node --expose-gc for steadier heap figures); --then-index-on:
+// after the pages, the same figures from a second instance over the same board.
 // MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database.
 /* eslint-disable */
 const { createApp } = require('../dist/src/host/app.factory');
@@ -36,8 +37,34 @@ async function main() {
   });
   try {
     await measure(app);
-  } finally {
     await app.close();
+    // --then-index-on: the same board, served by a second instance whose budget holds it.
+    if (arg('then-index-on', null) !== null) {
+      const indexed = await createApp(
+        loadConfig({
+          DATABASE_URL: db.url,
+          PORT: '0',
+          ...env,
+          RANK_INDEX_MAX_ENTRIES: String(ENTRIES * 2),
+          // The load reads the board in one statement, which the statement limit would cut.
+          REQUEST_TIMEOUT_MS: '300000',
+        }),
+        { logger: false },
+      );
+      try {
+        console.log(
+          JSON.stringify(
+            { db: DB, entries: ENTRIES, rankIndex: await warmIndex(indexed) },
+            null,
+            2,
+          ),
+        );
+      } finally {
+        await indexed.close();
+      }
+    }
+  } finally {
+    await app.close().catch(() => undefined);
     await db.drop();
   }
 }
