@@ -22,6 +22,7 @@ const SCHEMA = [
      PRIMARY KEY (space_id, sprint_id, points DESC, reached_at, address_key)) WITHOUT ROWID`,
   `CREATE TABLE boards (space_id INTEGER NOT NULL, sprint_id INTEGER NOT NULL,
      entry_count INTEGER NOT NULL DEFAULT 0, unfolded_since BIGINT NULL,
+     bucket_layout INTEGER NOT NULL DEFAULT 0,
      PRIMARY KEY (space_id, sprint_id))`,
   `CREATE TABLE board_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL,
      space_id INTEGER NOT NULL, sprint_id INTEGER NOT NULL, address_key VARCHAR(128) NULL,
