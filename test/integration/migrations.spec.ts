@@ -76,7 +76,6 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'SqliteLedgerDayIndex1764200000000',
       'BoardBacklog1764300000000',
       'SpaceTokens1764400000000',
-      'BoardRankBuckets1764500000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -218,7 +217,6 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'sprint_id',
       'entry_count',
       'unfolded_since',
-      'bucket_layout',
     ]);
     // The token made before the space tokens migration is a deployment token, its space public.
     expect(
@@ -285,7 +283,6 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'SqliteLedgerDayIndex1764200000000',
         'BoardBacklog1764300000000',
         'SpaceTokens1764400000000',
-        'BoardRankBuckets1764500000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
@@ -373,7 +370,6 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
     try {
       expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
         'SpaceTokens1764400000000',
-        'BoardRankBuckets1764500000000',
       ]);
       expect(
         await after.query(
@@ -485,7 +481,6 @@ describe.each(DB_KINDS)(
       try {
         expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
           'SpaceTokens1764400000000',
-          'BoardRankBuckets1764500000000',
         ]);
         // The schema the entities describe, the index once, and the rows as they were.
         const pending = await after.driver.createSchemaBuilder().log();
@@ -583,7 +578,6 @@ describe('the migrations on MariaDB, whatever type the host gives its data sourc
           [
             'board_changes.address_key',
             'board_entries.address_key',
-            'board_rank_buckets.address_key',
             'points_events.address_key',
             'points_events.event_key',
             'profiles.address_key',

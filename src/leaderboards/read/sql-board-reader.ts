@@ -7,8 +7,6 @@ import { BoardPage, BoardReader, RankedEntry } from './board-reader';
 import type { PageRequest } from '../paging/page-request';
 import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
 import type { BoardRef, RankKey } from '../ranking/ranking';
-import { RankBucketSql, Statement } from '../rank-buckets/rank-bucket-sql';
-import { keyOfRow } from '../rank-buckets/rank-buckets';
 
 interface EntryRow {
   addressKey: string;
@@ -16,21 +14,16 @@ interface EntryRow {
   reachedAt: number | string;
 }
 
-/** Reads of the buckets that found them changed in between, before counting the old way. */
-const BUCKET_ATTEMPTS = 3;
-
 /**
  * Keyset pages over the rank index; "after key" is a UNION ALL of three index ranges, since SQLite
- * scans the equivalent OR. Ranks and offset pages go through the board's rank buckets (see
- * RankBuckets): bounded by a bucket's entries and the board's buckets, not by the depth. A board
- * without buckets counts the entries ahead, O(depth). totalCount is the `boards` counter.
- * Unwritten totals are settled first (BoardTotalsStore.settle). With read replicas, the reads go
- * to one that has every write this instance acknowledged (ReadReplicas), else to the primary.
+ * scans the equivalent OR. Ranks count the entries ahead (O(depth), what the rank indexes avoid);
+ * totalCount is the `boards` counter. Unwritten totals are settled first (BoardTotalsStore.settle).
+ * With read replicas, the reads go to one that has every write this instance acknowledged
+ * (ReadReplicas), else to the primary.
  */
 @Injectable()
 export class SqlBoardReader extends BoardReader {
   private readonly sql: BoardSql;
-  private readonly buckets: RankBucketSql;
 
   constructor(
     /** The primary, or a replica that has every write this instance acknowledged. */
@@ -40,7 +33,6 @@ export class SqlBoardReader extends BoardReader {
   ) {
     super();
     this.sql = boardSql(dialect);
-    this.buckets = new RankBucketSql(dialect);
   }
 
   async readPage(board: BoardRef, request: PageRequest): Promise<BoardPage> {
@@ -51,7 +43,12 @@ export class SqlBoardReader extends BoardReader {
       case 'first':
       case 'offset': {
         const skip = request.kind === 'offset' ? request.skip : 0;
-        const rows = await this.offsetRows(board, skip, size + 1);
+        const rows = await this.rows(this.sql.offsetPage, [
+          board.spaceId,
+          board.sprintId,
+          size + 1,
+          skip,
+        ]);
         return this.forwardPage(rows, size, skip + 1, totalCount, skip > 0 && totalCount > 0);
       }
       case 'after': {
@@ -98,53 +95,13 @@ export class SqlBoardReader extends BoardReader {
     return row ? num(row.entryCount) : 0;
   }
 
-  /**
-   * Entries strictly ahead of `key` in rank order: the buckets before the key's bucket and the
-   * entries of that bucket before the key, in one statement. When the bucket found is no longer
-   * a bucket by then (split or dropped meanwhile), again; without buckets, counted from the top.
-   */
+  /** Entries strictly ahead of `key` in rank order. */
   private async countAhead(board: BoardRef, key: RankKey): Promise<number> {
-    for (let attempt = 0; attempt < BUCKET_ATTEMPTS; attempt++) {
-      const [bucket] = await this.query(this.buckets.bucketOf(board, key));
-      if (!bucket) break;
-      const [row] = await this.query(this.buckets.countAhead(board, keyOfRow(bucket), key));
-      if (num(row.present) > 0) return num(row.prior) + num(row.in_bucket);
-    }
     const [row]: Array<Record<string, unknown>> = await this.reads.query(
       this.sql.countAhead,
       countAheadParams(board, key),
     );
     return num(row.ahead);
-  }
-
-  /**
-   * `limit` entries from position `skip`: the bucket holding that position by a running sum of
-   * the board's buckets, then the entries from its bound, skipping those before the position. The
-   * page comes with the buckets' sum before that bound and whether it is still one, read with it:
-   * when either changed in between, again. Without buckets, LIMIT/OFFSET over the whole board.
-   */
-  private async offsetRows(board: BoardRef, skip: number, limit: number): Promise<RankKey[]> {
-    if (skip > 0) {
-      for (let attempt = 0; attempt < BUCKET_ATTEMPTS; attempt++) {
-        const [bucket] = await this.query(this.buckets.bucketAt(board, skip));
-        if (!bucket) {
-          // Past the last entry, or no buckets at all.
-          const [any] = await this.query(this.buckets.bucketAt(board, -1));
-          if (any) return [];
-          break;
-        }
-        const prior = num(bucket.prior);
-        const bound = keyOfRow(bucket);
-        const rows = await this.query(this.buckets.pageInBucket(board, bound, skip - prior, limit));
-        if (rows.length > 0 && num(rows[0].present) > 0 && num(rows[0].prior) === prior)
-          return rows.map(keyOfRow);
-      }
-    }
-    return this.rows(this.sql.offsetPage, [board.spaceId, board.sprintId, limit, skip]);
-  }
-
-  private query(statement: Statement): Promise<Array<Record<string, unknown>>> {
-    return this.reads.query(statement.sql, statement.params);
   }
 
   private forwardPage(
