@@ -49,7 +49,10 @@ export function boardSql(dialect: SqlDialect): BoardSql {
     pageAfter: keysetPageSql(ranked, 'after'),
     pageBefore: keysetPageSql(ranked, 'before'),
     // Every entry in rank order, for loading a rank index. Params: spaceId, sprintId.
-    wholeBoard: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD}`,
+    // No statement time limit: a board of millions streams for longer than any request may take.
+    wholeBoard: dialect.untimed(
+      `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD}`,
+    ),
     // An export's pages: a page as above, with each entry's profile. Params: spaceId, sprintId,
     // limit, and keysetPageParams.
     exportFirst: withProfiles(

@@ -35,6 +35,12 @@ export interface SqlDialect {
   withIndex(table: string, index: string): string;
   /** A table named in FROM, read through its primary key. */
   byPrimaryKey(table: string): string;
+  /**
+   * A SELECT exempt from the session's statement time limit (DatabaseProbe.limitStatements sets
+   * one as long as a request may take): for reads that outlast any request, such as a rank-index
+   * load of millions of entries, which the limit would cut off half-way.
+   */
+  untimed(select: string): string;
   /** The suffix of a SELECT that locks the rows it reads ('' where writers do not lock rows). */
   lockRows(mode: 'share' | 'update'): string;
   /**
@@ -91,6 +97,7 @@ const SQLITE: SqlDialect = {
     return `${insertSql(table, columns, rows)} ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${assignments}`;
   },
   withIndex: (table, index) => `${table} INDEXED BY ${index}`,
+  untimed: (select) => select,
   // The primary key's own index, whether the table has rowids or not.
   byPrimaryKey: (table) => `${table} INDEXED BY sqlite_autoindex_${table}_1`,
   lockRows: () => '',
@@ -112,7 +119,8 @@ const SQLITE: SqlDialect = {
   }),
 };
 
-function mysqlDialect(upsertReturning: boolean): SqlDialect {
+function mysqlDialect(flavor: ServerFlavor): SqlDialect {
+  const upsertReturning = flavor === 'mariadb';
   return {
     kind: 'mysql',
     rowLocks: true,
@@ -129,6 +137,10 @@ function mysqlDialect(upsertReturning: boolean): SqlDialect {
     },
     withIndex: (table, index) => `${table} FORCE INDEX (${index})`,
     byPrimaryKey: (table) => `${table} FORCE INDEX (PRIMARY)`,
+    untimed: (select) =>
+      flavor === 'mariadb'
+        ? `SET STATEMENT max_statement_time = 0 FOR ${select}`
+        : select.replace(/^SELECT\b/, 'SELECT /*+ MAX_EXECUTION_TIME(0) */'),
     lockRows: (mode) => (mode === 'share' ? ' LOCK IN SHARE MODE' : ' FOR UPDATE'),
     ledgerWindow: (spaceId, start, end) => ({
       where: 'space_id = ? AND occurred_at >= ? AND occurred_at < ?',
@@ -137,8 +149,8 @@ function mysqlDialect(upsertReturning: boolean): SqlDialect {
   };
 }
 
-const MYSQL = mysqlDialect(false);
-const MARIADB = mysqlDialect(true);
+const MYSQL = mysqlDialect('mysql');
+const MARIADB = mysqlDialect('mariadb');
 
 /** The dialect of a MySQL-protocol server of this flavour. */
 export function dialectOfServer(flavor: ServerFlavor): SqlDialect {
