@@ -17,8 +17,8 @@ export function maskedPath(route: string | undefined, url: string, params: unkno
   const query = url.indexOf('?');
   const path = query < 0 ? url : url.slice(0, query);
   if (!hasSensitiveParam(route)) return path;
-  const values = (params ?? {}) as Record<string, unknown>;
+  const values = (params ?? {}) as Record<string, string | undefined>;
   return route!.replace(PARAM, (_, name: string) =>
-    SENSITIVE_PARAM.test(name) ? '***' : encodeURIComponent(String(values[name] ?? '')),
+    SENSITIVE_PARAM.test(name) ? '***' : encodeURIComponent(values[name] ?? ''),
   );
 }
