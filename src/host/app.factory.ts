@@ -30,7 +30,7 @@ import { BoardTotalsStore } from '../leaderboards/ledger/board-totals.store';
 import { ReadReplicas } from '../storage/replica/read-replicas';
 import { createServiceLogger, logRequest, PinoNestLogger } from './logging/service-logger';
 import { installMetricsRoute, portOf, startMetricsServer } from './metrics/metrics-endpoint';
-import { ServiceMetrics } from './metrics/service-metrics';
+import type { ServiceMetrics } from './metrics/service-metrics';
 
 export interface CreateAppOptions extends AppModuleExtras {
   /** Nest's logger. When given (tests, benchmarks), requests are not logged unless `log` is. */
@@ -43,6 +43,14 @@ export interface CreateAppOptions extends AppModuleExtras {
 }
 
 const metricsServers = new WeakMap<object, Server>();
+
+/** prom-client is required only when metrics are on (the CLI's schema command has none). */
+function newServiceMetrics(): ServiceMetrics {
+  type Module = typeof import('./metrics/service-metrics');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ServiceMetrics } = require('./metrics/service-metrics') as Module;
+  return new ServiceMetrics();
+}
 
 /** The port of the app's own GET /metrics listener (METRICS_PORT), if it has one. */
 export function metricsPortOf(app: NestFastifyApplication): number | undefined {
@@ -112,7 +120,7 @@ export async function createApp(
     (options.logger === undefined ? createServiceLogger(config.logging, config.nodeEnv) : false);
   // Metrics cost a hook per request: only when something can read them.
   const metricsOn = config.metrics.port !== undefined || config.metrics.token !== undefined;
-  const metrics = metricsOn ? new ServiceMetrics() : undefined;
+  const metrics = metricsOn ? newServiceMetrics() : undefined;
   // Request lines are at info (probes at debug): above that, no hook is needed for them.
   const logsRequests = log !== false && log.isLevelEnabled('info');
   // NDJSON bodies: the module's own parser streams them to POST /ingest within the route's limit.

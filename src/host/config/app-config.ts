@@ -1,4 +1,4 @@
-import { LOG_LEVELS, LogLevelName } from '../logging/service-logger';
+import { LOG_LEVELS, LogLevelName } from '../logging/log-levels';
 import type { MetricsConfig } from '../metrics/metrics-endpoint';
 import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limit-rules';
 import {

@@ -1,12 +1,13 @@
 import type { LoggerService } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { maskedPath } from '../http/masked-path';
 import { gateTokenOf } from '../http/query-gate';
 import { operationOf } from '../http/request-labels';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevelName = (typeof LOG_LEVELS)[number];
+import type { LogLevelName } from './log-levels';
+
+export { LOG_LEVELS, type LogLevelName } from './log-levels';
 
 export interface LogConfig {
   level: LogLevelName;
@@ -26,6 +27,9 @@ export function createServiceLogger(
   const destination: DestinationStream = pretty
     ? prettyLines(out)
     : { write: (line) => void out.write(line) };
+  // Required here, not imported: the loyalty CLI in a host without pino loads this module too.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { pino, stdTimeFunctions } = require('pino') as typeof import('pino');
   return pino(
     {
       level: config.level,
