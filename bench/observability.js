@@ -50,7 +50,7 @@
 // mysql://root@127.0.0.1:3306) gets a scratch database, dropped at the end; SQLite a file in a
 // temporary directory. The board (space 1, all-time) is written in SQL by bench/pages/server.js.
 /* eslint-disable */
-const { fork, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
@@ -59,6 +59,7 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { pageBodies, post, percentile } = require('./pages/http');
 const { scratchDatabase } = require('./scratch-database');
+const { forkChild } = require('./pages/child');
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -199,42 +200,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 /** Forks a bench child (bench/pages/child.js protocol) with an id-matched request/answer channel. */
 function child(file) {
-  const proc = fork(file, [], {
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  live.add(proc);
-  proc.on('error', () => {}); // a send after it died: the pending call fails at its exit
-  const pending = new Map();
-  let nextId = 0;
-  const exited = new Promise((resolve) =>
-    proc.on('exit', (code) => {
-      live.delete(proc);
-      for (const p of pending.values())
-        p.reject(new Error(`${path.basename(file)} exited (${code})`));
-      pending.clear();
-      resolve();
-    }),
-  );
-  proc.on('message', ({ id, ok, result, error }) => {
-    const p = pending.get(id);
-    pending.delete(id);
-    if (ok) p?.resolve(result);
-    else p?.reject(new Error(error));
-  });
-  const call = (cmd, args = {}) =>
-    new Promise((resolve, reject) => {
-      if (!proc.connected) return reject(new Error(`${path.basename(file)} is gone`));
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      proc.send({ id, cmd, ...args });
-    });
-  const close = async () => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    await call('close').catch(() => proc.kill());
-    await exited;
-  };
-  return { proc, call, close };
+  return forkChild(file, { live });
 }
 
 const cpuMsOf = (usage) => (usage.user + usage.system) / 1000;

@@ -42,7 +42,6 @@
 //     deprecated offset paging (after: "989999"), and a depth sweep (median of sequential
 //     requests at 5 depths, per approach) for the chart.
 /* eslint-disable */
-const { fork } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -51,6 +50,7 @@ const { performance } = require('node:perf_hooks');
 const { pageBodies, post, percentile } = require('./pages/http');
 const { lineChart } = require('./pages/chart');
 const { scratchDatabase } = require('./scratch-database');
+const { forkChild } = require('./pages/child');
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -117,41 +117,7 @@ process.on('exit', () => {
 
 /** Forks bench/pages/<script> with an id-matched request/answer channel over IPC. */
 function child(script, execArgv = []) {
-  const proc = fork(path.join(__dirname, 'pages', script), [], {
-    execArgv,
-    // As deployed (the Dockerfile sets it): graphql-js then skips its development-only checks.
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  live.add(proc);
-  const pending = new Map();
-  let nextId = 0;
-  const exited = new Promise((resolve) =>
-    proc.on('exit', (code) => {
-      live.delete(proc);
-      for (const p of pending.values()) p.reject(new Error(`${script} exited (${code})`));
-      pending.clear();
-      resolve();
-    }),
-  );
-  proc.on('message', ({ id, ok, result, error }) => {
-    const p = pending.get(id);
-    pending.delete(id);
-    if (ok) p?.resolve(result);
-    else p?.reject(new Error(error));
-  });
-  const call = (cmd, args = {}) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      proc.send({ id, cmd, ...args });
-    });
-  const close = async () => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    await call('close').catch(() => proc.kill());
-    await exited;
-  };
-  return { proc, call, close };
+  return forkChild(path.join(__dirname, 'pages', script), { execArgv, live });
 }
 
 /** A service instance on the scratch database, listening on a loopback port. */

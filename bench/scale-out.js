@@ -23,6 +23,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { percentile } = require('./pages/http');
+const { forkChild } = require('./pages/child');
 const { arg } = require('./board-fill');
 
 const INGEST_CHILD = process.argv.includes('--ingest-child');
@@ -107,27 +108,7 @@ process.on('exit', () => {
 
 /** Forks a bench/pages child (load.js, bare.js) with its id-matched IPC, as bench/pages.js does. */
 function pagesChild(script) {
-  const proc = fork(path.join(__dirname, 'pages', script), [], {
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  live.add(proc);
-  proc.on('exit', () => live.delete(proc));
-  const pending = new Map();
-  let nextId = 0;
-  proc.on('message', ({ id, ok, result, error }) => {
-    const p = pending.get(id);
-    pending.delete(id);
-    if (ok) p?.resolve(result);
-    else p?.reject(new Error(error));
-  });
-  const call = (cmd, args = {}) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      proc.send({ id, cmd, ...args });
-    });
-  return { proc, call, close: () => call('close').catch(() => proc.kill()) };
+  return forkChild(path.join(__dirname, 'pages', script), { live });
 }
 
 const target = (url, token) => {

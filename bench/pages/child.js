@@ -11,4 +11,51 @@ function serveParent(handlers) {
   });
 }
 
-module.exports = { serveParent };
+/**
+ * The parent side: forks `file` (a script that calls serveParent) with NODE_ENV=production, as
+ * deployed (graphql-js then skips its development-only checks), and answers { proc, call, close }:
+ * call(cmd, args) resolves with the handler's result; close() asks the child to close and waits
+ * for its exit. The child is added to `live` (killed by the caller on exit) until it exits.
+ */
+function forkChild(file, { execArgv = [], live = new Set() } = {}) {
+  const { fork } = require('node:child_process');
+  const name = require('node:path').basename(file);
+  const proc = fork(file, [], {
+    execArgv,
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  live.add(proc);
+  proc.on('error', () => {}); // a send after it died: the pending call fails at its exit
+  const pending = new Map();
+  let nextId = 0;
+  const exited = new Promise((resolve) =>
+    proc.on('exit', (code) => {
+      live.delete(proc);
+      for (const p of pending.values()) p.reject(new Error(`${name} exited (${code})`));
+      pending.clear();
+      resolve();
+    }),
+  );
+  proc.on('message', ({ id, ok, result, error }) => {
+    const p = pending.get(id);
+    pending.delete(id);
+    if (ok) p?.resolve(result);
+    else p?.reject(new Error(error));
+  });
+  const call = (cmd, args = {}) =>
+    new Promise((resolve, reject) => {
+      if (!proc.connected) return reject(new Error(`${name} is gone`));
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      proc.send({ id, cmd, ...args });
+    });
+  const close = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    await call('close').catch(() => proc.kill());
+    await exited;
+  };
+  return { proc, call, close };
+}
+
+module.exports = { serveParent, forkChild };
