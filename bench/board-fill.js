@@ -32,10 +32,8 @@ async function fillBoard(ds, { entries, kind, profiles = false }) {
   ]);
   const tables = profiles ? 'board_entries, profiles' : 'board_entries';
   await ds.query(kind === 'sqlite' ? 'ANALYZE' : `ANALYZE TABLE ${tables}`);
-  // The board's rank buckets, as a sprint's rebuild makes them, where the build has them (the
-  // rank-buckets branch): written straight into the tables, the board has none, and the SQL reads
-  // would count from the top.
-  if (!bucketsBuilt()) return Date.now() - started;
+  // The board's rank buckets, as a sprint's rebuild makes them: written straight into the
+  // tables, the board has none, and the SQL reads would count from the top.
   const bucketsStarted = Date.now();
   const buckets = await buildBuckets(ds, { spaceId: 1, sprintId: 0 });
   bucketSeconds = (Date.now() - bucketsStarted) / 1000;
@@ -46,16 +44,6 @@ async function fillBoard(ds, { entries, kind, profiles = false }) {
 
 let bucketSeconds = 0;
 let bucketCount = 0;
-
-/** Whether dist/ has rank buckets to build. */
-function bucketsBuilt() {
-  try {
-    require.resolve('../dist/src/leaderboards/rank-buckets/rank-buckets');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Makes the board's rank buckets from its entries; answers how many it made. */
 async function buildBuckets(ds, board) {

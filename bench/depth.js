@@ -3,8 +3,7 @@
 // written straight into the database. Usage (after npm run build):
 //   node bench/depth.js [--entries 1000000] [--db sqlite|mariadb] [--requests 30]
 //                       [--index default|off|on] [--depths 0,1000,...] [--then-index-on 1]
-// --index off: RANK_INDEX_MAX_ENTRIES below the board's size, pages from SQL (counting ahead, or
-// the rank buckets of the rank-buckets branch);
+// --index off: RANK_INDEX_MAX_ENTRIES below the board's size, pages from SQL (rank buckets);
 // --index on: the budget above it, and the board's index warmed first, with its load time and the
 // process's memory growth (run with node --expose-gc for steadier heap figures); --then-index-on:
 // after the pages, the same figures from a second instance over the same board.

@@ -14,6 +14,7 @@ import { SqliteClusteredLedger1764100000000 } from './storage/migrations/1764100
 import { SqliteLedgerDayIndex1764200000000 } from './storage/migrations/1764200000000-sqlite-ledger-day-index';
 import { BoardBacklog1764300000000 } from './storage/migrations/1764300000000-board-backlog';
 import { SpaceTokens1764400000000 } from './storage/migrations/1764400000000-space-tokens';
+import { BoardRankBuckets1764500000000 } from './storage/migrations/1764500000000-board-rank-buckets';
 import { ServiceSettingEntity } from './storage/schema/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -39,4 +40,5 @@ export const LOYALTY_MIGRATIONS = [
   SqliteLedgerDayIndex1764200000000,
   BoardBacklog1764300000000,
   SpaceTokens1764400000000,
+  BoardRankBuckets1764500000000,
 ];

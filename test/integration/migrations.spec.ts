@@ -76,6 +76,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'SqliteLedgerDayIndex1764200000000',
       'BoardBacklog1764300000000',
       'SpaceTokens1764400000000',
+      'BoardRankBuckets1764500000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -134,7 +135,10 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     );
     const rows = async () => [
       await dataSource.query('SELECT * FROM points_events ORDER BY event_key'),
-      await dataSource.query('SELECT * FROM board_entries ORDER BY address_key'),
+      // The columns every migration has (the rank buckets' adds prior_reached_at).
+      await dataSource.query(
+        'SELECT space_id, sprint_id, address_key, points, reached_at FROM board_entries ORDER BY address_key',
+      ),
     ];
     const written = await rows();
     // SQLite's catalogue: names of the schema objects that match, sorted.
@@ -217,7 +221,9 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'sprint_id',
       'entry_count',
       'unfolded_since',
+      'bucket_layout',
     ]);
+    expect(await columnsOf('board_entries')).toContain('prior_reached_at');
     // The token made before the space tokens migration is a deployment token, its space public.
     expect(
       await dataSource.query(
@@ -283,6 +289,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'SqliteLedgerDayIndex1764200000000',
         'BoardBacklog1764300000000',
         'SpaceTokens1764400000000',
+        'BoardRankBuckets1764500000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
@@ -370,6 +377,7 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
     try {
       expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
         'SpaceTokens1764400000000',
+        'BoardRankBuckets1764500000000',
       ]);
       expect(
         await after.query(
@@ -481,6 +489,7 @@ describe.each(DB_KINDS)(
       try {
         expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
           'SpaceTokens1764400000000',
+          'BoardRankBuckets1764500000000',
         ]);
         // The schema the entities describe, the index once, and the rows as they were.
         const pending = await after.driver.createSchemaBuilder().log();
@@ -578,6 +587,7 @@ describe('the migrations on MariaDB, whatever type the host gives its data sourc
           [
             'board_changes.address_key',
             'board_entries.address_key',
+            'board_rank_buckets.address_key',
             'points_events.address_key',
             'points_events.event_key',
             'profiles.address_key',

@@ -25,4 +25,11 @@ export class BoardEntryEntity {
 
   @Column({ name: 'reached_at', type: 'bigint', transformer: asNumber })
   reachedAt!: number;
+
+  /**
+   * reached_at as the entry's latest upsert found it (MySQL/MariaDB, for the rank buckets: see
+   * DirectBoardTotalsStore.add); 0 on SQLite, whose backlog knows the old keys itself.
+   */
+  @Column({ name: 'prior_reached_at', type: 'bigint', default: 0, transformer: asNumber })
+  priorReachedAt!: number;
 }

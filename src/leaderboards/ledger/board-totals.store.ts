@@ -40,6 +40,13 @@ export abstract class BoardTotalsStore {
     addressKeys: readonly string[],
   ): Promise<Map<string, number>>;
 
+  /**
+   * After every {@link add} of a batch to the board, before its entry counter is written (so with
+   * the same lock order): brings the board's rank buckets up to its entries where they were
+   * written at once (see RankBuckets).
+   */
+  abstract boardWritten(manager: EntityManager, board: BoardRef): Promise<void>;
+
   /** The board is about to be rebuilt from the ledger inside this transaction. */
   abstract forget(manager: EntityManager, board: BoardRef): void;
 

@@ -16,4 +16,8 @@ export class BoardEntity {
   /** SQLite: the lowest board_changes seq that board_entries may lack (see BoardBacklog). */
   @Column({ name: 'unfolded_since', type: 'bigint', nullable: true, transformer: asNumber })
   unfoldedSince!: number | null;
+
+  /** How many times the board's rank bucket bounds changed (see RankBuckets). */
+  @Column({ name: 'bucket_layout', type: 'integer', default: 0 })
+  bucketLayout!: number;
 }

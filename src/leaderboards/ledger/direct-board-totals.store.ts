@@ -1,7 +1,18 @@
 import type { EntityManager } from 'typeorm';
 import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
+import { afterCommit } from '../../storage/transactions/commit-hooks';
 import type { EntryState } from '../changes/board-change-log';
 import type { BoardRef } from '../ranking/ranking';
+import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
+import {
+  Bucket,
+  bucketsOf,
+  EntryMove,
+  moveCounts,
+  RANK_BUCKETS,
+  runAsync,
+} from '../rank-buckets/rank-buckets';
+import { RankBucketTidier } from '../rank-buckets/rank-bucket-tidier';
 import { BoardTotalsStore, EntryDelta } from './board-totals.store';
 
 const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
@@ -13,10 +24,33 @@ const IN_CHUNK = BoardTotalsStore.MAX_CHANGES_PER_ADD;
  * leaderboards module's factory.
  */
 export class DirectBoardTotalsStore extends BoardTotalsStore {
+  private readonly buckets: RankBucketSql;
+  private readonly tidier: RankBucketTidier;
+  /** Per transaction and board, the entry moves its rank buckets have yet to take. */
+  private readonly moves = new WeakMap<EntityManager, Map<string, EntryMove[]>>();
+  /** Per board, its bucket bounds as of a layout (see {@link boardWritten}). */
+  private readonly layouts = new Map<string, KnownLayout>();
+  /** Creates a board's row at entry_count 0, or leaves it as it is. */
+  private readonly counterRow: string;
+
   constructor(private readonly dialect: SqlDialect) {
     super();
+    this.counterRow = dialect.upsert(
+      'boards',
+      ['space_id', 'sprint_id', 'entry_count'],
+      ['space_id', 'sprint_id'],
+      { entry_count: 'add' },
+      1,
+    );
+    this.buckets = new RankBucketSql(dialect);
+    this.tidier = new RankBucketTidier(this.buckets);
   }
 
+  /**
+   * One upsert, which also keeps each entry's reached_at as it found it (prior_reached_at), and
+   * answers the entries as they now stand: their old rank keys follow (points less the delta,
+   * the prior reached_at), for the rank buckets, with no statement more.
+   */
   async add(
     manager: EntityManager,
     board: BoardRef,
@@ -25,34 +59,131 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     const { spaceId, sprintId } = board;
     const upsert = this.dialect.upsert(
       'board_entries',
-      ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at'],
+      ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at', 'prior_reached_at'],
       ['space_id', 'sprint_id', 'address_key'],
-      { points: 'add', reached_at: 'max' },
+      { prior_reached_at: { priorOf: 'reached_at' }, points: 'add', reached_at: 'max' },
       changes.length,
     );
-    const values = changes.flatMap((c) => [spaceId, sprintId, c.addressKey, c.delta, c.reachedAt]);
+    const values = changes.flatMap((c) => [
+      spaceId,
+      sprintId,
+      c.addressKey,
+      c.delta,
+      c.reachedAt,
+      0,
+    ]);
     let rows: Array<Record<string, unknown>>;
     if (this.dialect.upsertReturning) {
-      rows = await manager.query(`${upsert} RETURNING ${ENTRY_COLUMNS}`, values);
+      rows = await manager.query(`${upsert} RETURNING ${ENTRY_COLUMNS}, ${PRIOR}`, values);
     } else {
       await manager.query(upsert, values);
       rows = await this.select(
         manager,
         board,
         changes.map((c) => c.addressKey),
+        `, ${PRIOR}`,
       );
     }
     const byAddress = new Map(rows.map((row) => [String(row.addressKey), row]));
-    return changes.map(({ addressKey }) => {
+    const moves = this.movesOf(manager, board);
+    return changes.map(({ addressKey, delta }) => {
       const row = byAddress.get(addressKey)!;
-      return {
+      const state = {
         spaceId,
         sprintId,
         addressKey,
         points: num(row.points),
         reachedAt: num(row.reachedAt),
       };
+      // A new entry was inserted at the delta: it was at 0 points before, off the board.
+      const before = {
+        addressKey,
+        points: state.points - delta,
+        reachedAt: num(row.priorReachedAt),
+      };
+      moves.push({
+        before: before.points > 0 ? before : null,
+        after: state.points > 0 ? state : null,
+      });
+      return state;
     });
+  }
+
+  /**
+   * Moves the board's bucket counts by the batch's entries, at the end of the batch as its entry
+   * counter is (the board's writers queue there, not earlier).
+   *
+   * The board's row in `boards` is the buckets' lock: a split, a drop or the head's making holds
+   * it exclusively and bumps boards.bucket_layout. A batch that changes the board's entry count
+   * holds it exclusively from here (it writes the counter next), any other shares it; either way
+   * the layout stays as read until the commit. When the layout is the one this instance knows, the
+   * bounds it keeps are the board's, and the batch writes only the counts it moves: no read of the
+   * buckets, and writers of a board wait for each other only on the buckets they both move. Else
+   * the buckets are read (locked, in order) and kept. A board without buckets under
+   * RANK_BUCKETS.fromEntries is left so; the write that finds it there makes its head bucket.
+   * Splits and drops wait for the commit (RankBucketTidier), on the counts this instance knows,
+   * which are read again every {@link COUNTS_FRESH_MS} for the other instances' writes.
+   */
+  async boardWritten(manager: EntityManager, board: BoardRef): Promise<void> {
+    const byBoard = this.moves.get(manager);
+    const key = boardKey(board);
+    const moves = byBoard?.get(key);
+    if (!moves) return;
+    byBoard!.delete(key);
+    const params = [board.spaceId, board.sprintId];
+    const query = (sql: string, values: unknown[]) =>
+      manager.query<Array<Record<string, unknown>>>(sql, values);
+    const net = moves.reduce((sum, m) => sum + (m.after ? 1 : 0) - (m.before ? 1 : 0), 0);
+    let exclusive = net !== 0;
+    let [held] = await query(
+      `${BOARD_STATE}${this.dialect.lockRows(exclusive ? 'update' : 'share')}`,
+      params,
+    );
+    if (!held) {
+      // The board's first entries: its row, created locked.
+      await query(this.counterRow, [...params, 0]);
+      exclusive = true;
+      [held] = await query(`${BOARD_STATE}${this.dialect.lockRows('update')}`, params);
+    }
+    const layout = num(held.layout);
+    const committed = num(held.entryCount);
+    const known = this.layouts.get(key);
+    let buckets: Bucket[];
+    if (known && known.layout === layout && Date.now() - known.readAt < COUNTS_FRESH_MS) {
+      buckets = known.buckets;
+    } else {
+      // Locked in rank order, exclusively: a shared lock would deadlock with another writer's
+      // count update of the same rows.
+      const latest = this.buckets.allBuckets(board, true);
+      buckets = bucketsOf(await query(latest.sql, latest.params));
+      this.layouts.set(key, { layout, buckets, readAt: Date.now() });
+    }
+    // The head bucket is a layout change, made under the row held exclusively: by a write that
+    // adds entries (a board made large before it had buckets gets them with its next new entry).
+    if (buckets.length === 0 && (!exclusive || committed + net < RANK_BUCKETS.fromEntries)) return;
+    function* entriesNow() {
+      return committed + net;
+    }
+    const moved: Array<[number, number]> = [];
+    const untidy = await runAsync(
+      moveCounts(this.buckets, board, moves, {
+        lock: true,
+        entriesNow,
+        rowsPerStatement: IN_CHUNK,
+        buckets,
+        moved: (at, delta) => moved.push([at, delta]),
+      }),
+      query,
+    );
+    if (buckets.length === 0) this.layouts.delete(key);
+    // The counts kept move once the moves are stored (a rolled-back batch moved nothing).
+    else
+      afterCommit(manager, () => {
+        if (this.layouts.get(key)?.buckets !== buckets) return;
+        for (const [at, delta] of moved) buckets[at].count += delta;
+      });
+    if (untidy.oversized.length > 0 || untidy.empty.length > 0)
+      afterCommit(manager, () => this.tidier.schedule(manager.connection, board));
   }
 
   async totals(
@@ -69,7 +200,16 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     return totals;
   }
 
-  forget(): void {}
+  /** Resolves once the splits scheduled after commits have ended (for shutdown and specs). */
+  bucketsTidied(): Promise<void> {
+    return this.tidier.idle();
+  }
+
+  forget(manager: EntityManager, board: BoardRef): void {
+    // The rebuild makes the board's buckets again from its entries.
+    this.moves.get(manager)?.delete(boardKey(board));
+    this.layouts.delete(boardKey(board));
+  }
 
   settle(): Promise<void> {
     return Promise.resolve();
@@ -83,6 +223,15 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     return open();
   }
 
+  private movesOf(manager: EntityManager, board: BoardRef): EntryMove[] {
+    let byBoard = this.moves.get(manager);
+    if (!byBoard) this.moves.set(manager, (byBoard = new Map<string, EntryMove[]>()));
+    const key = boardKey(board);
+    let moves = byBoard.get(key);
+    if (!moves) byBoard.set(key, (moves = []));
+    return moves;
+  }
+
   /**
    * One board's entries of these addresses, through the primary key (left to themselves, both
    * databases read a long IN list through the rank index, a scan of the board), locked.
@@ -91,12 +240,30 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     manager: EntityManager,
     board: BoardRef,
     addressKeys: readonly string[],
+    moreColumns = '',
   ): Promise<Array<Record<string, unknown>>> {
     return manager.query(
-      `SELECT ${ENTRY_COLUMNS} FROM ${this.dialect.byPrimaryKey('board_entries')}
+      `SELECT ${ENTRY_COLUMNS}${moreColumns} FROM ${this.dialect.byPrimaryKey('board_entries')}
        WHERE space_id = ? AND sprint_id = ? AND address_key IN (${addressKeys.map(() => '?').join(', ')})
        ${this.dialect.lockRows('update')}`,
       [board.spaceId, board.sprintId, ...addressKeys],
     );
   }
 }
+
+/** A board's bucket bounds as of one layout, with their counts as this instance last knew them. */
+interface KnownLayout {
+  layout: number;
+  buckets: Bucket[];
+  readAt: number;
+}
+
+/** How long the counts kept with a layout serve to decide splits before they are read again. */
+const COUNTS_FRESH_MS = 30_000;
+
+const PRIOR = 'prior_reached_at AS priorReachedAt';
+
+const BOARD_STATE =
+  'SELECT entry_count AS entryCount, bucket_layout AS layout FROM boards WHERE space_id = ? AND sprint_id = ?';
+
+const boardKey = (board: BoardRef) => `${board.spaceId}/${board.sprintId}`;

@@ -17,6 +17,8 @@ import {
   RESET_MIN_CHANGES,
 } from '../changes/board-change-log';
 import { ALL_TIME_SPRINT_ID } from '../ranking/ranking';
+import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
+import { rebuildBuckets, runAsync } from '../rank-buckets/rank-buckets';
 
 interface LedgerEvent {
   key: string;
@@ -72,12 +74,16 @@ export class TotalOutOfRange extends Error {
  */
 @Injectable()
 export class PointsLedgerService {
+  private readonly buckets: RankBucketSql;
+
   constructor(
     private readonly spaces: SpacesService,
     private readonly profiles: ProfilesService,
     private readonly totalsStore: BoardTotalsStore,
     @InjectSqlDialect() private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.buckets = new RankBucketSql(dialect);
+  }
 
   async ingestPoints(
     manager: EntityManager,
@@ -123,7 +129,10 @@ export class PointsLedgerService {
     );
   }
 
-  /** Recomputes a sprint's board from the ledger: for a new sprint or one whose window moved. */
+  /**
+   * Recomputes a sprint's board from the ledger: for a new sprint or one whose window moved. Its
+   * rank buckets are made again from the new entries (the space's lock keeps its writers out).
+   */
   async rebuildSprintBoard(manager: EntityManager, sprint: SprintEntity): Promise<void> {
     this.totalsStore.forget(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
     const board = [sprint.spaceId, sprint.id];
@@ -145,6 +154,10 @@ export class PointsLedgerService {
       board,
     );
     await this.writeEntryCount(manager, sprint.spaceId, sprint.id, 'set', num(row.entries));
+    await runAsync(
+      rebuildBuckets(this.buckets, { spaceId: sprint.spaceId, sprintId: sprint.id }),
+      (sql, params) => manager.query(sql, params),
+    );
     await appendBoardReset(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
   }
 
@@ -250,6 +263,7 @@ export class PointsLedgerService {
     }
     await this.profiles.rememberSpellings(manager, firstSpellings(byAddress));
     for (const { board, countChange, asReset } of counters) {
+      await this.totalsStore.boardWritten(manager, board);
       await this.addToEntryCount(manager, board, countChange);
       if (asReset) await appendBoardReset(manager, board);
     }

@@ -7,6 +7,9 @@ import { BoardPage, BoardReader, RankedEntry } from './board-reader';
 import type { PageRequest } from '../paging/page-request';
 import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
 import type { BoardRef, RankKey } from '../ranking/ranking';
+import { RankBucketSql, Statement } from '../rank-buckets/rank-bucket-sql';
+import { bucketIndexOf, keyOfRow } from '../rank-buckets/rank-buckets';
+import { BucketHints, priorIndexOf } from '../rank-buckets/bucket-hints';
 
 interface EntryRow {
   addressKey: string;
@@ -14,16 +17,23 @@ interface EntryRow {
   reachedAt: number | string;
 }
 
+/** Reads of the buckets that found them changed in between, before counting the old way. */
+const BUCKET_ATTEMPTS = 3;
+
 /**
  * Keyset pages over the rank index; "after key" is a UNION ALL of three index ranges, since SQLite
- * scans the equivalent OR. Ranks count the entries ahead (O(depth), what the rank indexes avoid);
- * totalCount is the `boards` counter. Unwritten totals are settled first (BoardTotalsStore.settle).
- * With read replicas, the reads go to one that has every write this instance acknowledged
- * (ReadReplicas), else to the primary.
+ * scans the equivalent OR. Ranks and offset pages go through the board's rank buckets (see
+ * RankBuckets): bounded by a bucket's entries and the board's buckets, not by the depth, in one
+ * statement each, which checks the bucket it starts from (BucketHints). A board without buckets
+ * counts the entries ahead, O(depth). totalCount is the `boards` counter.
+ * Unwritten totals are settled first (BoardTotalsStore.settle). With read replicas, the reads go
+ * to one that has every write this instance acknowledged (ReadReplicas), else to the primary.
  */
 @Injectable()
 export class SqlBoardReader extends BoardReader {
   private readonly sql: BoardSql;
+  private readonly buckets: RankBucketSql;
+  private readonly hints: BucketHints;
 
   constructor(
     /** The primary, or a replica that has every write this instance acknowledged. */
@@ -33,6 +43,8 @@ export class SqlBoardReader extends BoardReader {
   ) {
     super();
     this.sql = boardSql(dialect);
+    this.buckets = new RankBucketSql(dialect);
+    this.hints = new BucketHints((board) => this.query(this.buckets.allBuckets(board, false)));
   }
 
   async readPage(board: BoardRef, request: PageRequest): Promise<BoardPage> {
@@ -43,12 +55,7 @@ export class SqlBoardReader extends BoardReader {
       case 'first':
       case 'offset': {
         const skip = request.kind === 'offset' ? request.skip : 0;
-        const rows = await this.rows(this.sql.offsetPage, [
-          board.spaceId,
-          board.sprintId,
-          size + 1,
-          skip,
-        ]);
+        const rows = await this.offsetRows(board, skip, size + 1, totalCount);
         return this.forwardPage(rows, size, skip + 1, totalCount, skip > 0 && totalCount > 0);
       }
       case 'after': {
@@ -95,13 +102,67 @@ export class SqlBoardReader extends BoardReader {
     return row ? num(row.entryCount) : 0;
   }
 
-  /** Entries strictly ahead of `key` in rank order. */
+  /**
+   * Entries strictly ahead of `key` in rank order: the buckets before the bucket that holds it and
+   * the entries of that bucket before it, in one statement, given the bucket's bound (from the
+   * board's hints). The statement also says whether that bound is still a bucket's (a split or a
+   * drop may have changed them since the hints were read): when not, again with fresh hints.
+   * Without buckets, counted from the top.
+   */
   private async countAhead(board: BoardRef, key: RankKey): Promise<number> {
+    for (let attempt = 0; attempt < BUCKET_ATTEMPTS; attempt++) {
+      const hints = await this.hints.of(board, attempt > 0);
+      if (hints.bounds.length === 0) break;
+      const bound = hints.bounds[bucketIndexOf(hints.bounds, key)];
+      const [row] = await this.query(this.buckets.countAhead(board, bound, key));
+      if (num(row.present) > 0) return num(row.prior) + num(row.in_bucket);
+    }
     const [row]: Array<Record<string, unknown>> = await this.reads.query(
       this.sql.countAhead,
       countAheadParams(board, key),
     );
     return num(row.ahead);
+  }
+
+  /**
+   * `limit` entries from position `skip`: from the bound of the bucket the hints place that
+   * position in, skipping the entries between the bound and the position. The statement answers
+   * the buckets' sum before the bound and whether it is still one: when the sum is not the one
+   * the skip assumed, again with that sum (the same bound, unless the position now lies before
+   * it), and with fresh hints when the bound is gone. Without buckets, LIMIT/OFFSET over the
+   * whole board.
+   */
+  private async offsetRows(
+    board: BoardRef,
+    skip: number,
+    limit: number,
+    totalCount: number,
+  ): Promise<RankKey[]> {
+    if (skip > 0) {
+      if (skip >= totalCount) return [];
+      // A bound to start from, and the entries before it as last known.
+      let start: { bound: RankKey; prior: number } | undefined;
+      for (let attempt = 0; attempt <= BUCKET_ATTEMPTS; attempt++) {
+        const hints = await this.hints.of(board, attempt > 0 && !start);
+        if (hints.bounds.length === 0) break;
+        if (!start) {
+          const at = priorIndexOf(hints.priors, skip);
+          start = { bound: hints.bounds[at], prior: hints.priors[at] };
+        }
+        const { bound, prior } = start;
+        const rows = await this.query(this.buckets.pageInBucket(board, bound, skip - prior, limit));
+        start = undefined;
+        if (rows.length === 0 || num(rows[0].present) === 0) continue;
+        const exact = num(rows[0].prior);
+        if (exact === prior) return rows.map(keyOfRow);
+        if (exact <= skip) start = { bound, prior: exact };
+      }
+    }
+    return this.rows(this.sql.offsetPage, [board.spaceId, board.sprintId, limit, skip]);
+  }
+
+  private query(statement: Statement): Promise<Array<Record<string, unknown>>> {
+    return this.reads.query(statement.sql, statement.params);
   }
 
   private forwardPage(

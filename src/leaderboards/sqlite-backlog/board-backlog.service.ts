@@ -73,6 +73,11 @@ export class BoardBacklogService
     return Promise.resolve(totals);
   }
 
+  /** Nothing to do here: the buckets move where board_entries is written, in the fold. */
+  boardWritten(): Promise<void> {
+    return Promise.resolve();
+  }
+
   forget(manager: EntityManager, board: BoardRef): void {
     this.backlog.forget(this.native(manager), board);
   }

@@ -3,6 +3,17 @@ import type { BoardChange } from '../changes/board-change-feed';
 import type { EntryState } from '../changes/board-change-log';
 import type { EntryDelta } from '../ledger/board-totals.store';
 import type { BoardRef } from '../ranking/ranking';
+import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
+import {
+  BucketStep,
+  BucketWork,
+  EntryMove,
+  moveCounts,
+  RANK_BUCKETS,
+  runSync,
+  splitsFor,
+  tidy,
+} from '../rank-buckets/rank-buckets';
 
 /** An entry's total as its board holds it. */
 export interface Total {
@@ -160,7 +171,7 @@ export class BoardBacklog {
     // the transaction's, which a bulk write of hundreds of thousands would copy again at its
     // commit; unless the transaction holds the entry already, which then has to move on.
     const known = direct && !pending.forgotten.has(key) ? this.committedPart(board) : undefined;
-    return deltas.map(({ addressKey, delta, reachedAt }) => {
+    const states = deltas.map(({ addressKey, delta, reachedAt }): EntryState => {
       const current = this.current(native, board, key, addressKey);
       const entry: Entry = current
         ? {
@@ -181,6 +192,8 @@ export class BoardBacklog {
       const { spaceId, sprintId } = board;
       return { spaceId, sprintId, addressKey, points: entry.points, reachedAt: entry.reachedAt };
     });
+    writer?.flush();
+    return states;
   }
 
   /** An entry's total as this transaction sees it; undefined when the board has no such entry. */
@@ -213,6 +226,7 @@ export class BoardBacklog {
       writer.write(addressKey, entry);
       setOwn(own, addressKey, { ...entry, dirty: false, stored: true });
     }
+    writer.flush();
     // Other writers' backlogs read themselves again. Nothing written: theirs hold nothing
     // unfolded of this board either (each is the database's at its transaction's start).
     if (written > 0) native(COUNT_FOLD).run();
@@ -395,16 +409,26 @@ export class BoardBacklog {
   }
 }
 
-/** Writes entries of one board to board_entries, by whether each has a row there. */
+/** The rank buckets' statements, in SQLite's spelling. */
+const BUCKETS = RankBucketSql.sqlite();
+
+/**
+ * Writes entries of one board to board_entries, by whether each has a row there, and then
+ * ({@link flush}) moves the board's rank buckets by them, splitting in the same transaction: the
+ * writer holds the whole database, so the buckets are exact as read.
+ */
 class EntryWriter {
+  private readonly read: NativeStatement;
   private readonly update: NativeStatement;
   private readonly insert: NativeStatement;
   private readonly upsert: NativeStatement;
+  private readonly moves: EntryMove[] = [];
 
   constructor(
-    native: PrepareNative,
+    private readonly native: PrepareNative,
     private readonly board: BoardRef,
   ) {
+    this.read = native(READ_ENTRY);
     this.update = native(UPDATE_ENTRY);
     this.insert = native(INSERT_ENTRY);
     this.upsert = native(UPSERT_ENTRY);
@@ -412,6 +436,15 @@ class EntryWriter {
 
   write(addressKey: string, { points, reachedAt, stored }: Entry): void {
     const { spaceId, sprintId } = this.board;
+    // The entry as board_entries holds it until now, for the buckets.
+    const old =
+      stored === false
+        ? undefined
+        : (this.read.get(spaceId, sprintId, addressKey) as Total | undefined);
+    this.moves.push({
+      before: old && old.points > 0 ? { addressKey, ...old } : null,
+      after: points > 0 ? { addressKey, points, reachedAt } : null,
+    });
     if (stored === undefined) {
       this.upsert.run(spaceId, sprintId, addressKey, points, reachedAt);
     } else if (stored) {
@@ -421,6 +454,31 @@ class EntryWriter {
     } else {
       this.insert.run(spaceId, sprintId, addressKey, points, reachedAt);
     }
+  }
+
+  /** Moves the board's rank buckets by the entries written so far. */
+  flush(): void {
+    if (this.moves.length === 0) return;
+    const moves = this.moves.splice(0);
+    const run = (step: BucketStep): Array<Record<string, unknown>> => {
+      const statement = this.native(step.sql);
+      if (!step.write) return statement.all(...step.params) as Array<Record<string, unknown>>;
+      statement.run(...step.params);
+      return [];
+    };
+    const board = this.board;
+    function* entriesNow(): BucketWork<number> {
+      // Up to the size from which boards keep buckets first: below it, a small count each fold.
+      const [some] = yield BUCKETS.countBoard(board, RANK_BUCKETS.fromEntries);
+      if (Number(some.n) < RANK_BUCKETS.fromEntries) return Number(some.n);
+      const [row] = yield BUCKETS.countBoard(board);
+      return Number(row.n);
+    }
+    const untidy = runSync(
+      moveCounts(BUCKETS, board, moves, { lock: false, entriesNow, rowsPerStatement: 1 }),
+      run,
+    );
+    runSync(tidy(BUCKETS, board, untidy, splitsFor(moves.length)), run);
   }
 }
 

@@ -4,8 +4,11 @@ import { identifyServer, knownServerFlavor, ServerFlavor } from './server-flavor
 /** Which engine a dialect speaks: for storage's own code (migrations, drivers) only. */
 export type DialectKind = 'sqlite' | 'mysql';
 
-/** How a column is updated on a key conflict: overwritten, added to, or kept at the greater. */
-export type ConflictUpdate = 'set' | 'add' | 'max';
+/**
+ * How a column is updated on a key conflict: overwritten, added to, kept at the greater, or set to
+ * another column's value as the row held it before this statement (`{ priorOf }`).
+ */
+export type ConflictUpdate = 'set' | 'add' | 'max' | { priorOf: string };
 
 /**
  * The SQL differences between the databases the service runs on (better-sqlite3, and mysql2 for
@@ -60,20 +63,28 @@ export function insertSql(table: string, columns: readonly string[], rows: numbe
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`;
 }
 
-/** The `column = value` list of an upsert, in the spelling of one dialect. */
+/**
+ * The `column = value` list of an upsert, in the spelling of one dialect. Copies of prior values
+ * come first: MySQL assigns left to right, each assignment seeing the ones before it, while SQLite
+ * reads every value as the row was.
+ */
 function conflictAssignments(
   updates: Readonly<Record<string, ConflictUpdate>>,
   spell: { current(column: string): string; incoming(column: string): string; greater: string },
 ): string {
-  return Object.entries(updates)
+  const entries = Object.entries(updates);
+  const copies = entries.filter(([, how]) => typeof how === 'object');
+  return [...copies, ...entries.filter(([, how]) => typeof how !== 'object')]
     .map(([column, how]) => {
       const [current, incoming] = [spell.current(column), spell.incoming(column)];
       const value =
-        how === 'add'
-          ? `${current} + ${incoming}`
-          : how === 'max'
-            ? `${spell.greater}(${current}, ${incoming})`
-            : incoming;
+        typeof how === 'object'
+          ? spell.current(how.priorOf)
+          : how === 'add'
+            ? `${current} + ${incoming}`
+            : how === 'max'
+              ? `${spell.greater}(${current}, ${incoming})`
+              : incoming;
       return `${column} = ${value}`;
     })
     .join(', ');
