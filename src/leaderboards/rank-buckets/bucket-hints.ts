@@ -1,11 +1,16 @@
 import { num } from '../../storage/dialect/sql-dialect';
 import type { BoardRef, RankKey } from '../ranking/ranking';
+import type { SumFrom } from './rank-bucket-sql';
 import { keyOfRow } from './rank-buckets';
 
-/** A board's bucket bounds in rank order, and the entries before each, as read at one moment. */
+/**
+ * A board's bucket bounds in rank order, the entries before each, and the entries of all, as read
+ * at one moment.
+ */
 export interface Hints {
   bounds: RankKey[];
   priors: number[];
+  total: number;
 }
 
 /** How long hints serve before they are read again. */
@@ -51,18 +56,27 @@ export class BucketHints {
 
   private async load(key: string, board: BoardRef): Promise<Hints> {
     const rows = await this.read(board);
-    const hints: Hints = { bounds: [], priors: [] };
+    const hints: Hints = { bounds: [], priors: [], total: 0 };
     let prior = 0;
     for (const row of rows) {
       hints.bounds.push(keyOfRow(row));
       hints.priors.push(prior);
       prior += num(row.entryCount);
     }
+    hints.total = prior;
     this.boards.delete(key);
     this.boards.set(key, { hints, readAt: Date.now() });
     if (this.boards.size > MAX_BOARDS) this.boards.delete(this.boards.keys().next().value!);
     return hints;
   }
+}
+
+/**
+ * Which end to sum the buckets before the `at`th from: the nearer (the statement reads the buckets
+ * between that end and the bound).
+ */
+export function nearerEnd(hints: Hints, at: number): SumFrom {
+  return hints.priors[at] > hints.total / 2 ? 'bottom' : 'top';
 }
 
 /** The index of the bucket that holds position `skip` by `priors`: the last prior at or below it. */

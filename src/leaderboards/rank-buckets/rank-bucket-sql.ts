@@ -15,6 +15,12 @@ export const HEAD_BOUND: RankKey = { points: 4_294_967_296, reachedAt: 0, addres
 
 export const isHead = (bound: RankKey): boolean => bound.points === HEAD_BOUND.points;
 
+/**
+ * Which end of the board the buckets before a bound are summed from: the top (the buckets before
+ * it), or the bottom (the board's count less the buckets from it on), whichever has fewer.
+ */
+export type SumFrom = 'top' | 'bottom';
+
 /** A statement and its parameters. */
 export interface Statement {
   sql: string;
@@ -72,8 +78,8 @@ export class RankBucketSql {
    * bound up to the key. `present` says whether `bound` is still a bucket's bound (a split or a
    * drop may have changed the buckets since it was found); when it is not, the sum means nothing.
    */
-  countAhead(board: BoardRef, bound: RankKey, key: RankKey): Statement {
-    const before = this.bucketsBefore(board, bound);
+  countAhead(board: BoardRef, bound: RankKey, key: RankKey, from: SumFrom = 'top'): Statement {
+    const before = this.bucketsBefore(board, bound, from);
     const present = this.present(board, bound);
     const within = this.within(board, bound, key);
     return {
@@ -87,8 +93,14 @@ export class RankBucketSql {
    * buckets' sum before the bound and whether it is still a bound, read in the same statement
    * (see countAhead). Three index ranges from the bound, each read up to offset + limit rows.
    */
-  pageInBucket(board: BoardRef, bound: RankKey, offset: number, limit: number): Statement {
-    const before = this.bucketsBefore(board, bound);
+  pageInBucket(
+    board: BoardRef,
+    bound: RankKey,
+    offset: number,
+    limit: number,
+    from: SumFrom = 'top',
+  ): Statement {
+    const before = this.bucketsBefore(board, bound, from);
     const present = this.present(board, bound);
     const b = boardParams(board);
     const reach = offset + limit;
@@ -187,12 +199,31 @@ export class RankBucketSql {
     };
   }
 
-  /** The sum of the counts of the buckets before `bound`, as three index ranges. */
-  private bucketsBefore(board: BoardRef, bound: RankKey): Statement {
+  /**
+   * The entries before `bound` (the sum of the counts of the buckets before it), as three index
+   * ranges of the buckets. From the bottom: the board's entry count less the buckets from the
+   * bound on, which reads the buckets after the bound instead of those before it; NULL when
+   * board_entries may lack some of the board's counted changes (SQLite's unfolded_since), where
+   * the count and the buckets disagree.
+   */
+  private bucketsBefore(board: BoardRef, bound: RankKey, from: SumFrom): Statement {
     if (isHead(bound)) return { sql: '0', params: [] };
     const b = boardParams(board);
     const sum = (predicate: string) =>
       `(SELECT COALESCE(SUM(entry_count), 0) FROM ${BUCKETS} WHERE ${BOARD} AND ${predicate})`;
+    if (from === 'bottom') {
+      return {
+        sql: `(SELECT entry_count - ${sum('points < ?')} - ${sum('points = ? AND reached_at > ?')}
+          - ${sum('points = ? AND reached_at = ? AND address_key >= ?')}
+          FROM boards WHERE ${BOARD} AND unfolded_since IS NULL)`,
+        params: [
+          ...[...b, bound.points],
+          ...[...b, bound.points, bound.reachedAt],
+          ...[...b, bound.points, bound.reachedAt, bound.addressKey],
+          ...b,
+        ],
+      };
+    }
     return {
       sql: `(${sum('points > ?')} + ${sum('points = ? AND reached_at < ?')}
         + ${sum('points = ? AND reached_at = ? AND address_key < ?')})`,

@@ -7,9 +7,9 @@ import { BoardPage, BoardReader, RankedEntry } from './board-reader';
 import type { PageRequest } from '../paging/page-request';
 import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
 import type { BoardRef, RankKey } from '../ranking/ranking';
-import { RankBucketSql, Statement } from '../rank-buckets/rank-bucket-sql';
+import { RankBucketSql, Statement, SumFrom } from '../rank-buckets/rank-bucket-sql';
 import { bucketIndexOf, keyOfRow } from '../rank-buckets/rank-buckets';
-import { BucketHints, priorIndexOf } from '../rank-buckets/bucket-hints';
+import { BucketHints, nearerEnd, priorIndexOf } from '../rank-buckets/bucket-hints';
 
 interface EntryRow {
   addressKey: string;
@@ -113,8 +113,10 @@ export class SqlBoardReader extends BoardReader {
     for (let attempt = 0; attempt < BUCKET_ATTEMPTS; attempt++) {
       const hints = await this.hints.of(board, attempt > 0);
       if (hints.bounds.length === 0) break;
-      const bound = hints.bounds[bucketIndexOf(hints.bounds, key)];
-      const [row] = await this.query(this.buckets.countAhead(board, bound, key));
+      const at = bucketIndexOf(hints.bounds, key);
+      const [row] = await this.fromNearerEnd(nearerEnd(hints, at), (from) =>
+        this.query(this.buckets.countAhead(board, hints.bounds[at], key, from)),
+      );
       if (num(row.present) > 0) return num(row.prior) + num(row.in_bucket);
     }
     const [row]: Array<Record<string, unknown>> = await this.reads.query(
@@ -141,24 +143,39 @@ export class SqlBoardReader extends BoardReader {
     if (skip > 0) {
       if (skip >= totalCount) return [];
       // A bound to start from, and the entries before it as last known.
-      let start: { bound: RankKey; prior: number } | undefined;
+      let start: { bound: RankKey; prior: number; from: SumFrom } | undefined;
       for (let attempt = 0; attempt <= BUCKET_ATTEMPTS; attempt++) {
         const hints = await this.hints.of(board, attempt > 0 && !start);
         if (hints.bounds.length === 0) break;
         if (!start) {
           const at = priorIndexOf(hints.priors, skip);
-          start = { bound: hints.bounds[at], prior: hints.priors[at] };
+          start = { bound: hints.bounds[at], prior: hints.priors[at], from: nearerEnd(hints, at) };
         }
-        const { bound, prior } = start;
-        const rows = await this.query(this.buckets.pageInBucket(board, bound, skip - prior, limit));
+        const { bound, prior, from: end } = start;
+        const rows = await this.fromNearerEnd(end, (from) =>
+          this.query(this.buckets.pageInBucket(board, bound, skip - prior, limit, from)),
+        );
         start = undefined;
         if (rows.length === 0 || num(rows[0].present) === 0) continue;
         const exact = num(rows[0].prior);
         if (exact === prior) return rows.map(keyOfRow);
-        if (exact <= skip) start = { bound, prior: exact };
+        if (exact <= skip) start = { bound, prior: exact, from: end };
       }
     }
     return this.rows(this.sql.offsetPage, [board.spaceId, board.sprintId, limit, skip]);
+  }
+
+  /**
+   * Runs a bucket statement summing from `from`; when summed from the bottom and the board's count
+   * could not be used (NULL: SQLite's entries not all folded in), again from the top.
+   */
+  private async fromNearerEnd(
+    from: SumFrom,
+    run: (from: SumFrom) => Promise<Array<Record<string, unknown>>>,
+  ): Promise<Array<Record<string, unknown>>> {
+    const rows = await run(from);
+    if (from === 'bottom' && rows.length > 0 && rows[0].prior === null) return run('top');
+    return rows;
   }
 
   private query(statement: Statement): Promise<Array<Record<string, unknown>>> {
