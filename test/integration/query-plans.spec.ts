@@ -208,6 +208,14 @@ describe.each(DB_KINDS)('leaderboard query plans on %s', (kind) => {
       },
     );
 
+    it('count the entries ahead summing the buckets from the bottom with index ranges only', async () => {
+      const { sql: text, params } = buckets().countAhead(BOARD, BOUND, LOWER, 'bottom');
+      expectIndexRanges(await boardAccesses(text, params), 5);
+      // Three sums of the buckets after the bound and the bound's look-up, by the buckets' key.
+      const accesses = await boardAccesses(text, params, 'board_rank_buckets');
+      expectBucketRanges(accesses, kind === 'mariadb' && accesses.length === 3 ? 3 : 4);
+    });
+
     it.each([
       ['the head bucket', HEAD_BOUND, 1],
       ['another bucket', BOUND, 3],

@@ -113,16 +113,18 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
    * Moves the board's bucket counts by the batch's entries, at the end of the batch as its entry
    * counter is (the board's writers queue there, not earlier).
    *
-   * The board's row in `boards` is the buckets' lock: a split, a drop or the head's making holds
-   * it exclusively and bumps boards.bucket_layout. A batch that changes the board's entry count
-   * holds it exclusively from here (it writes the counter next), any other shares it; either way
-   * the layout stays as read until the commit. When the layout is the one this instance knows, the
-   * bounds it keeps are the board's, and the batch writes only the counts it moves: no read of the
-   * buckets, and writers of a board wait for each other only on the buckets they both move. Else
-   * the buckets are read (locked, in order) and kept. A board without buckets under
-   * RANK_BUCKETS.fromEntries is left so; the write that finds it there makes its head bucket.
-   * Splits and drops wait for the commit (RankBucketTidier), on the counts this instance knows,
-   * which are read again every {@link COUNTS_FRESH_MS} for the other instances' writes.
+   * The board's row in `boards` is the buckets' lock: splits, drops and the head's making hold it
+   * exclusively, each bumping boards.bucket_layout. A batch that changes the board's entry count
+   * holds it exclusively from here to its commit (it writes the counter next; the row is upserted
+   * first, so that two first writers do not deadlock on a gap), any other shares it: writers that
+   * add no entry wait for nobody but the tidier. Either way the layout stays. When the layout is
+   * one this instance knows, the bounds it keeps are the board's, and the batch writes only the
+   * counts it moves: no read of the buckets. Else the buckets are read (locked, in rank order) and
+   * kept once the transaction commits (one that rolls back may have read bounds it made itself).
+   * A board without buckets under RANK_BUCKETS.fromEntries is left so; the first write that finds
+   * it larger makes its head bucket (or has the tidier make it). Splits and drops wait for the commit (RankBucketTidier), on the
+   * counts this instance knows, which are read again every {@link COUNTS_FRESH_MS} for the other
+   * instances' writes.
    */
   async boardWritten(manager: EntityManager, board: BoardRef): Promise<void> {
     const byBoard = this.moves.get(manager);
@@ -134,17 +136,14 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     const query = (sql: string, values: unknown[]) =>
       manager.query<Array<Record<string, unknown>>>(sql, values);
     const net = moves.reduce((sum, m) => sum + (m.after ? 1 : 0) - (m.before ? 1 : 0), 0);
-    let exclusive = net !== 0;
-    let [held] = await query(
+    const exclusive = net !== 0;
+    if (exclusive) await query(this.counterRow, [...params, 0]);
+    const [held] = await query(
       `${BOARD_STATE}${this.dialect.lockRows(exclusive ? 'update' : 'share')}`,
       params,
     );
-    if (!held) {
-      // The board's first entries: its row, created locked.
-      await query(this.counterRow, [...params, 0]);
-      exclusive = true;
-      [held] = await query(`${BOARD_STATE}${this.dialect.lockRows('update')}`, params);
-    }
+    // No row and no entry added: the board has no entries, and no buckets.
+    if (!held) return;
     const layout = num(held.layout);
     const committed = num(held.entryCount);
     const known = this.layouts.get(key);
@@ -156,11 +155,18 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
       // count update of the same rows.
       const latest = this.buckets.allBuckets(board, true);
       buckets = bucketsOf(await query(latest.sql, latest.params));
-      this.layouts.set(key, { layout, buckets, readAt: Date.now() });
+      const read: KnownLayout = { layout, buckets, readAt: Date.now() };
+      afterCommit(manager, () => this.keep(key, read));
     }
-    // The head bucket is a layout change, made under the row held exclusively: by a write that
-    // adds entries (a board made large before it had buckets gets them with its next new entry).
-    if (buckets.length === 0 && (!exclusive || committed + net < RANK_BUCKETS.fromEntries)) return;
+    if (buckets.length === 0) {
+      if (committed + net < RANK_BUCKETS.fromEntries) return;
+      // The head is a layout change, made under the row held exclusively: here by a batch that
+      // adds entries, else by the tidier after the commit (a board filled before it had buckets).
+      if (!exclusive) {
+        afterCommit(manager, () => this.tidier.schedule(manager.connection, board));
+        return;
+      }
+    }
     function* entriesNow() {
       return committed + net;
     }
@@ -175,15 +181,23 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
       }),
       query,
     );
-    if (buckets.length === 0) this.layouts.delete(key);
-    // The counts kept move once the moves are stored (a rolled-back batch moved nothing).
-    else
-      afterCommit(manager, () => {
-        if (this.layouts.get(key)?.buckets !== buckets) return;
-        for (const [at, delta] of moved) buckets[at].count += delta;
-      });
+    // The counts kept move once the moves are stored (a rolled-back batch moved nothing). A head
+    // made here is a new layout, which the next batch reads.
+    afterCommit(manager, () => {
+      if (this.layouts.get(key)?.buckets !== buckets) return;
+      for (const [at, delta] of moved) buckets[at].count += delta;
+    });
     if (untidy.oversized.length > 0 || untidy.empty.length > 0)
       afterCommit(manager, () => this.tidier.schedule(manager.connection, board));
+  }
+
+  /** Keeps a committed layout's bounds, unless a later layout of the board is kept already. */
+  private keep(key: string, read: KnownLayout): void {
+    const known = this.layouts.get(key);
+    if (known && known.layout > read.layout) return;
+    this.layouts.delete(key);
+    this.layouts.set(key, read);
+    if (this.layouts.size > KEPT_BOARDS) this.layouts.delete(this.layouts.keys().next().value!);
   }
 
   async totals(
@@ -260,6 +274,8 @@ interface KnownLayout {
 
 /** How long the counts kept with a layout serve to decide splits before they are read again. */
 const COUNTS_FRESH_MS = 30_000;
+/** Boards whose layouts an instance keeps: the most recently read. */
+const KEPT_BOARDS = 256;
 
 const PRIOR = 'prior_reached_at AS priorReachedAt';
 
