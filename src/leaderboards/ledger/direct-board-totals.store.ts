@@ -3,6 +3,7 @@ import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
 import { afterCommit } from '../../storage/transactions/commit-hooks';
 import type { EntryState } from '../changes/board-change-log';
 import type { BoardRef } from '../ranking/ranking';
+import { ENTRY_COLUMNS } from '../ranking/rank-order-sql';
 import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
 import {
   Bucket,
@@ -15,7 +16,6 @@ import {
 import { RankBucketTidier } from '../rank-buckets/rank-bucket-tidier';
 import { BoardTotalsStore, EntryDelta } from './board-totals.store';
 
-const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
 const IN_CHUNK = BoardTotalsStore.MAX_CHANGES_PER_ADD;
 
 /**

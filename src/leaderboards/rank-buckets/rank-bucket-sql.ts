@@ -1,5 +1,6 @@
 import type { SqlDialect } from '../../storage/dialect/sql-dialect';
 import type { BoardRef, RankKey } from '../ranking/ranking';
+import { ENTRY_COLUMNS, RANK_ORDER, RANK_ORDER_OUT } from '../ranking/rank-order-sql';
 
 /*
  * The SQL of the rank buckets (board_rank_buckets, see RankBuckets), apart so that a spec can
@@ -30,9 +31,8 @@ export interface Statement {
 const BUCKETS = 'board_rank_buckets';
 const BOARD = 'space_id = ? AND sprint_id = ?';
 const BOUND_COLUMNS = 'points, reached_at AS reachedAt, address_key AS addressKey';
-const ENTRY_COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
-const FORWARD = 'points DESC, reached_at ASC, address_key ASC';
-const FORWARD_OUT = 'points DESC, reachedAt ASC, addressKey ASC';
+const FORWARD = RANK_ORDER;
+const FORWARD_OUT = RANK_ORDER_OUT;
 
 const boardParams = (board: BoardRef) => [board.spaceId, board.sprintId];
 

@@ -1,5 +1,6 @@
 import type { SqlDialect } from '../../storage/dialect/sql-dialect';
 import type { BoardRef, RankKey } from '../ranking/ranking';
+import { ENTRY_COLUMNS, RANK_ORDER, RANK_ORDER_OUT } from '../ranking/rank-order-sql';
 
 /*
  * The read path's SQL over ix_board_entries_rank, apart so that a spec can EXPLAIN what runs.
@@ -20,12 +21,12 @@ export interface BoardSql {
   boardState: string;
 }
 
-const COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
+const COLUMNS = ENTRY_COLUMNS;
 const ON_BOARD = 'space_id = ? AND sprint_id = ? AND points > 0';
-const FORWARD = 'points DESC, reached_at ASC, address_key ASC';
+const FORWARD = RANK_ORDER;
 const BACKWARD = 'points ASC, reached_at DESC, address_key DESC';
 /** The same orders over the union's output columns. */
-const FORWARD_OUT = 'points DESC, reachedAt ASC, addressKey ASC';
+const FORWARD_OUT = RANK_ORDER_OUT;
 const BACKWARD_OUT = 'points ASC, reachedAt DESC, addressKey DESC';
 
 /** The statements for one dialect; params are documented on each builder below. */
