@@ -253,15 +253,28 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
         return result.record as PointsRecord;
       };
       const board = await databaseBoard();
-      // Two addresses already on the board, kept above 0: neither write changes the entry count,
-      // so the two transactions share no row lock.
+      // Two boards, so that the two transactions share no lock (writers of one board hold its
+      // row in boards from their rank buckets to their commit): the early write goes to a second
+      // space's board, which instance B holds in its index too.
+      const OTHER = { spaceId: 2, sprintId: 0 };
       const [early, late] = [board[10][0], board[20][0]];
+      await a.load([
+        { type: 'space', id: 2, name: 'Other' },
+        { ...pointsRecord(early, 100, 119), spaceId: 2 },
+      ]);
+      await b.app.get(RankIndexService).warm(OTHER);
+      expect(await holds(b, OTHER, 1)).toBe(true);
+      expect(await readerBoard(b, OTHER)).toEqual([[early, 100]]);
       const runner = a.app.get<DataSource>(getDataSourceToken()).createQueryRunner();
       await runner.startTransaction();
       try {
         await a.app
           .get(PointsLedgerService)
-          .ingestPoints(runner.manager, [parsed(pointsRecord(early, 5000, 120))], 'optimistic');
+          .ingestPoints(
+            runner.manager,
+            [parsed({ ...pointsRecord(early, 5000, 120), spaceId: 2 })],
+            'optimistic',
+          );
         await a.load([pointsRecord(late, 7000, 121)]);
         const lateOnB = async () =>
           (await b.app.get(BoardReader).findEntry(ALL_TIME, late))?.points;
@@ -271,10 +284,10 @@ describe.each(DB_KINDS)('rank indexes on %s', (kind) => {
       } finally {
         await runner.release();
       }
-      const earlyOnB = async () =>
-        (await b.app.get(BoardReader).findEntry(ALL_TIME, early))?.points;
-      await within(FRESHNESS_MS, async () => (await earlyOnB()) === board[10][1] + 5000);
-      expect(await earlyOnB()).toBe(board[10][1] + 5000);
+      const earlyOnB = async () => (await b.app.get(BoardReader).findEntry(OTHER, early))?.points;
+      await within(FRESHNESS_MS, async () => (await earlyOnB()) === 5100);
+      expect(await earlyOnB()).toBe(5100);
+      expect(await readerBoard(b, OTHER)).toEqual(await databaseBoard(OTHER));
       expect(await readerBoard(b)).toEqual(await databaseBoard());
     });
   }

@@ -113,18 +113,19 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
    * Moves the board's bucket counts by the batch's entries, at the end of the batch as its entry
    * counter is (the board's writers queue there, not earlier).
    *
-   * The board's row in `boards` is the buckets' lock: splits, drops and the head's making hold it
-   * exclusively, each bumping boards.bucket_layout. A batch that changes the board's entry count
-   * holds it exclusively from here to its commit (it writes the counter next; the row is upserted
-   * first, so that two first writers do not deadlock on a gap), any other shares it: writers that
-   * add no entry wait for nobody but the tidier. Either way the layout stays. When the layout is
-   * one this instance knows, the bounds it keeps are the board's, and the batch writes only the
-   * counts it moves: no read of the buckets. Else the buckets are read (locked, in rank order) and
-   * kept once the transaction commits (one that rolls back may have read bounds it made itself).
-   * A board without buckets under RANK_BUCKETS.fromEntries is left so; the first write that finds
-   * it larger makes its head bucket (or has the tidier make it). Splits and drops wait for the commit (RankBucketTidier), on the
-   * counts this instance knows, which are read again every {@link COUNTS_FRESH_MS} for the other
-   * instances' writes.
+   * The board's row in `boards` is the buckets' lock: the batch holds it exclusively from here to
+   * its commit (upserted first: two first writers would deadlock on the gap of a locking read),
+   * as splits, drops and the head's making do, each bumping boards.bucket_layout, so the layout
+   * stays as read. (A batch that adds no entry took no lock here before the buckets; a shared
+   * lock for it would be upgraded when the same transaction later adds an entry to the board,
+   * which deadlocks with another sharer.) When the layout is one this instance knows, the bounds
+   * it keeps are the board's, and the batch writes only the counts it moves: no read of the
+   * buckets. Else the buckets are read (locked, in rank order) and kept once the transaction
+   * commits (one that rolls back may have read bounds it made itself). A board without buckets
+   * under RANK_BUCKETS.fromEntries is left so; the first write that finds it larger makes its
+   * head bucket. Splits and drops wait for the commit (RankBucketTidier), on the counts this
+   * instance knows, which are read again every {@link COUNTS_FRESH_MS} for the other instances'
+   * writes.
    */
   async boardWritten(manager: EntityManager, board: BoardRef): Promise<void> {
     const byBoard = this.moves.get(manager);
@@ -136,19 +137,16 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     const query = (sql: string, values: unknown[]) =>
       manager.query<Array<Record<string, unknown>>>(sql, values);
     const net = moves.reduce((sum, m) => sum + (m.after ? 1 : 0) - (m.before ? 1 : 0), 0);
-    const exclusive = net !== 0;
-    if (exclusive) await query(this.counterRow, [...params, 0]);
-    const [held] = await query(
-      `${BOARD_STATE}${this.dialect.lockRows(exclusive ? 'update' : 'share')}`,
-      params,
-    );
-    // No row and no entry added: the board has no entries, and no buckets.
-    if (!held) return;
+    await query(this.counterRow, [...params, 0]);
+    const [held] = await query(`${BOARD_STATE}${this.dialect.lockRows('update')}`, params);
     const layout = num(held.layout);
     const committed = num(held.entryCount);
     const known = this.layouts.get(key);
     let buckets: Bucket[];
-    if (known && known.layout === layout && Date.now() - known.readAt < COUNTS_FRESH_MS) {
+    if (layout === 0) {
+      // Never had buckets: nothing to read (a locking read of none locks other boards' gap).
+      buckets = [];
+    } else if (known && known.layout === layout && Date.now() - known.readAt < COUNTS_FRESH_MS) {
       buckets = known.buckets;
     } else {
       // Locked in rank order, exclusively: a shared lock would deadlock with another writer's
@@ -158,15 +156,7 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
       const read: KnownLayout = { layout, buckets, readAt: Date.now() };
       afterCommit(manager, () => this.keep(key, read));
     }
-    if (buckets.length === 0) {
-      if (committed + net < RANK_BUCKETS.fromEntries) return;
-      // The head is a layout change, made under the row held exclusively: here by a batch that
-      // adds entries, else by the tidier after the commit (a board filled before it had buckets).
-      if (!exclusive) {
-        afterCommit(manager, () => this.tidier.schedule(manager.connection, board));
-        return;
-      }
-    }
+    if (buckets.length === 0 && committed + net < RANK_BUCKETS.fromEntries) return;
     function* entriesNow() {
       return committed + net;
     }

@@ -2,15 +2,13 @@ import { Logger } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { BoardRef } from '../ranking/ranking';
 import type { RankBucketSql } from './rank-bucket-sql';
-import { num } from '../../storage/dialect/sql-dialect';
 import { runAsync, tidy, untidyBuckets } from './rank-buckets';
 
 /** Splits one pass makes at most: it holds the board's writers up meanwhile. */
 const SPLITS_PER_PASS = 32;
 
 /**
- * MySQL/MariaDB: splits and drops a board's rank buckets after a writer's commit (and makes the
- * head bucket of a board that reached RANK_BUCKETS.fromEntries without one), in transactions
+ * MySQL/MariaDB: splits and drops a board's rank buckets after a writer's commit, in transactions
  * of its own. Each pass holds the board's counter row, as writers do when they move bucket counts,
  * and reads at READ COMMITTED: the entries it reads are then exactly those the counts describe
  * (a writer of the board that has not moved its counts yet has not committed its entries either).
@@ -53,12 +51,12 @@ export class RankBucketTidier {
       await runner.startTransaction('READ COMMITTED');
       const query = (sql: string, params: unknown[]) => runner.query(sql, params);
       const [held] = (await query(
-        'SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ? FOR UPDATE',
+        'SELECT entry_count FROM boards WHERE space_id = ? AND sprint_id = ? FOR UPDATE',
         [board.spaceId, board.sprintId],
-      )) as Array<Record<string, unknown>>;
+      )) as unknown[];
       let splits = 0;
       if (held) {
-        const untidy = await runAsync(untidyBuckets(this.sql, board, num(held.entryCount)), query);
+        const untidy = await runAsync(untidyBuckets(this.sql, board), query);
         splits = await runAsync(tidy(this.sql, board, untidy, SPLITS_PER_PASS), query);
       }
       await runner.commitTransaction();

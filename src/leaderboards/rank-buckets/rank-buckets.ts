@@ -207,24 +207,11 @@ export function* rebuildBuckets(sql: RankBucketSql, board: BoardRef): BucketWork
 }
 
 /**
- * For a maintenance pass under the board's lock: its buckets to split and drop, read locked. A
- * board of `entries` (its committed count, read under the same lock) without buckets gets its
- * head bucket here once it has RANK_BUCKETS.fromEntries entries, to be split.
+ * For a maintenance pass under the board's lock: its buckets to split and drop, read locked.
  */
-export function* untidyBuckets(
-  sql: RankBucketSql,
-  board: BoardRef,
-  entries: number,
-): BucketWork<Untidy> {
+export function* untidyBuckets(sql: RankBucketSql, board: BoardRef): BucketWork<Untidy> {
   const untidy: Untidy = { oversized: [], empty: [] };
   const rows = yield sql.allBuckets(board, true);
-  if (rows.length === 0) {
-    if (entries < RANK_BUCKETS.fromEntries) return untidy;
-    yield { ...sql.addCounts(board, [[HEAD_BOUND, entries]]), write: true };
-    yield { ...sql.layoutChanged(board), write: true };
-    if (oversized(entries)) untidy.oversized.push({ bound: HEAD_BOUND, count: entries });
-    return untidy;
-  }
   for (const row of rows) {
     const bucket = { bound: keyOfRow(row), count: num(row.entryCount) };
     if (oversized(bucket.count)) untidy.oversized.push(bucket);
