@@ -10,6 +10,8 @@ import { RANK_BUCKETS } from '../../src/leaderboards/rank-buckets/rank-buckets';
 import { compareRankKeys, RankKey, BoardRef } from '../../src/leaderboards/ranking/ranking';
 import { TransactionRunner } from '../../src/storage/transactions/transaction-runner';
 import { num } from '../../src/storage/dialect/sql-dialect';
+import { ReadReplicas } from '../../src/storage/replica/read-replicas';
+import type { BoardSql } from '../../src/leaderboards/read/board-sql';
 
 const HOUR = 3_600_000;
 const EPOCH = Date.parse('2026-06-01T00:00:00Z');
@@ -215,6 +217,26 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
       { spaceId: 1, sprintId: SPRINT.id },
       bruteForceBoard(events, 1, windowOf(SPRINT)),
     );
+  });
+
+  it('read a bucketed board through its buckets, never counting from the top', async () => {
+    const expected = bruteForceBoard(events, 1);
+    const reads = (reader as unknown as { reads: ReadReplicas }).reads;
+    const fallbacks = (reader as unknown as { sql: BoardSql }).sql;
+    const query = jest.spyOn(reads, 'query');
+    try {
+      const deep = expected[expected.length - 3];
+      expect((await reader.findEntry(ALL_TIME, deep.addressKey))?.rank).toBe(deep.rank);
+      const skip = Math.floor(expected.length / 2);
+      const page = await reader.readPage(ALL_TIME, { kind: 'offset', skip, size: 5 } as never);
+      expect(page.entries[0].rank).toBe(skip + 1);
+      const texts = query.mock.calls.map(([sql]) => sql);
+      expect(texts.length).toBeGreaterThan(0);
+      expect(texts).not.toContain(fallbacks.countAhead);
+      expect(texts).not.toContain(fallbacks.offsetPage);
+    } finally {
+      query.mockRestore();
+    }
   });
 
   it('follow entries falling to 0 points and below, off the board, and back', async () => {
