@@ -148,6 +148,9 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
       buckets = [];
     } else if (known && known.layout === layout && Date.now() - known.readAt < COUNTS_FRESH_MS) {
       buckets = known.buckets;
+      // Most recently used last: the first is the one to forget.
+      this.layouts.delete(key);
+      this.layouts.set(key, known);
     } else {
       // Locked in rank order, exclusively: a shared lock would deadlock with another writer's
       // count update of the same rows.
@@ -181,7 +184,10 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
       afterCommit(manager, () => this.tidier.schedule(manager.connection, board));
   }
 
-  /** Keeps a committed layout's bounds, unless a later layout of the board is kept already. */
+  /**
+   * Keeps a committed layout's bounds, unless a later layout of the board is kept already; past
+   * KEPT_BOARDS, forgets the least recently used.
+   */
   private keep(key: string, read: KnownLayout): void {
     const known = this.layouts.get(key);
     if (known && known.layout > read.layout) return;
@@ -219,8 +225,9 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     return Promise.resolve();
   }
 
+  /** Board entries are always current here; waits for the splits scheduled so far (a CLI exits). */
   settleAll(): Promise<void> {
-    return Promise.resolve();
+    return this.tidier.idle();
   }
 
   settledSnapshot<S>(_board: BoardRef, open: () => Promise<S>): Promise<S> {
@@ -264,7 +271,7 @@ interface KnownLayout {
 
 /** How long the counts kept with a layout serve to decide splits before they are read again. */
 const COUNTS_FRESH_MS = 30_000;
-/** Boards whose layouts an instance keeps: the most recently read. */
+/** Boards whose layouts an instance keeps: the most recently used. */
 const KEPT_BOARDS = 256;
 
 const PRIOR = 'prior_reached_at AS priorReachedAt';

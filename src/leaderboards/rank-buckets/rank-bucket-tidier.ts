@@ -17,20 +17,28 @@ const SPLITS_PER_PASS = 32;
 export class RankBucketTidier {
   private readonly logger = new Logger('RankBuckets');
   private readonly running = new Map<string, Promise<void>>();
+  /** Boards asked for again while a pass ran: it may have read their buckets before the ask. */
+  private readonly again = new Set<string>();
 
   constructor(private readonly sql: RankBucketSql) {}
 
-  /** Tidies the board soon, once at a time per board. */
+  /** Tidies the board soon, once at a time per board (once more after a run it asked during). */
   schedule(dataSource: DataSource, board: BoardRef): void {
     const key = `${board.spaceId}/${board.sprintId}`;
-    if (this.running.has(key)) return;
+    if (this.running.has(key)) {
+      this.again.add(key);
+      return;
+    }
     const run = this.tidyBoard(dataSource, board)
       .catch((error: unknown) =>
         this.logger.warn(
           `Splitting the rank buckets of board ${key} failed: ${(error as Error).message}`,
         ),
       )
-      .finally(() => this.running.delete(key));
+      .finally(() => {
+        this.running.delete(key);
+        if (this.again.delete(key)) this.schedule(dataSource, board);
+      });
     this.running.set(key, run);
   }
 
