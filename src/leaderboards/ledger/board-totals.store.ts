@@ -41,9 +41,9 @@ export abstract class BoardTotalsStore {
   ): Promise<Map<string, number>>;
 
   /**
-   * After every {@link add} of a batch to the board, before its entry counter is written (so with
-   * the same lock order): brings the board's rank buckets up to its entries where they were
-   * written at once (see RankBuckets).
+   * After every {@link add} of a batch to the board and its entry counter's write (so with the
+   * same lock order): brings the board's rank buckets up to its entries where they were written at
+   * once (see RankBuckets).
    */
   abstract boardWritten(manager: EntityManager, board: BoardRef): Promise<void>;
 

@@ -30,18 +30,8 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
   private readonly moves = new WeakMap<EntityManager, Map<string, EntryMove[]>>();
   /** Per board, its bucket bounds as of a layout (see {@link boardWritten}). */
   private readonly layouts = new Map<string, KnownLayout>();
-  /** Creates a board's row at entry_count 0, or leaves it as it is. */
-  private readonly counterRow: string;
-
   constructor(private readonly dialect: SqlDialect) {
     super();
-    this.counterRow = dialect.upsert(
-      'boards',
-      ['space_id', 'sprint_id', 'entry_count'],
-      ['space_id', 'sprint_id'],
-      { entry_count: 'add' },
-      1,
-    );
     this.buckets = new RankBucketSql(dialect);
     this.tidier = new RankBucketTidier(this.buckets);
   }
@@ -113,9 +103,8 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
    * Moves the board's bucket counts by the batch's entries, at the end of the batch as its entry
    * counter is (the board's writers queue there, not earlier).
    *
-   * The board's row in `boards` is the buckets' lock: the batch holds it exclusively from here to
-   * its commit (upserted first: two first writers would deadlock on the gap of a locking read),
-   * as splits, drops and the head's making do, each bumping boards.bucket_layout, so the layout
+   * The board's row in `boards` is the buckets' lock: the batch holds it exclusively from here
+   * (or from its counter's write just before) to its commit, as splits, drops and the head's making do, each bumping boards.bucket_layout, so the layout
    * stays as read. (A batch that adds no entry took no lock here before the buckets; a shared
    * lock for it would be upgraded when the same transaction later adds an entry to the board,
    * which deadlocks with another sharer.) When the layout is one this instance knows, the bounds
@@ -136,11 +125,16 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     const params = [board.spaceId, board.sprintId];
     const query = (sql: string, values: unknown[]) =>
       manager.query<Array<Record<string, unknown>>>(sql, values);
-    const net = moves.reduce((sum, m) => sum + (m.after ? 1 : 0) - (m.before ? 1 : 0), 0);
-    await query(this.counterRow, [...params, 0]);
+    // Entries that were off the board and stay off move no count. When all are (a board with no
+    // row in boards has no entry on it), no lock either: a locking read of a missing row locks
+    // its gap, and two first writers inserting it would deadlock.
+    if (moves.every((move) => !move.before && !move.after)) return;
+    // Written just before, by this batch when it changed the entry count: the lock is held then.
     const [held] = await query(`${BOARD_STATE}${this.dialect.lockRows('update')}`, params);
+    if (!held) return;
     const layout = num(held.layout);
-    const committed = num(held.entryCount);
+    // This transaction's entries included, its counter written just before.
+    const entries = num(held.entryCount);
     const known = this.layouts.get(key);
     let buckets: Bucket[];
     if (layout === 0) {
@@ -159,14 +153,13 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
       const read: KnownLayout = { layout, buckets, readAt: Date.now() };
       afterCommit(manager, () => this.keep(key, read));
     }
-    if (buckets.length === 0 && committed + net < RANK_BUCKETS.fromEntries) return;
+    if (buckets.length === 0 && entries < RANK_BUCKETS.fromEntries) return;
     function* entriesNow() {
-      return committed + net;
+      return entries;
     }
     const moved: Array<[number, number]> = [];
     const untidy = await runAsync(
       moveCounts(this.buckets, board, moves, {
-        lock: true,
         entriesNow,
         rowsPerStatement: IN_CHUNK,
         buckets,

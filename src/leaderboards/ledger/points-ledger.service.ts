@@ -263,8 +263,8 @@ export class PointsLedgerService {
     }
     await this.profiles.rememberSpellings(manager, firstSpellings(byAddress));
     for (const { board, countChange, asReset } of counters) {
-      await this.totalsStore.boardWritten(manager, board);
       await this.addToEntryCount(manager, board, countChange);
+      await this.totalsStore.boardWritten(manager, board);
       if (asReset) await appendBoardReset(manager, board);
     }
     return true;

@@ -39,28 +39,11 @@ const boardParams = (board: BoardRef) => [board.spaceId, board.sprintId];
 /** What the statements need of a dialect. */
 type BucketDialect = Pick<SqlDialect, 'withIndex' | 'lockRows' | 'upsert'>;
 
-/** SQLite's spelling, for the backlog's writer, which holds a native connection and no dialect. */
-const SQLITE_SPELLING: BucketDialect = {
-  withIndex: (table, index) => `${table} INDEXED BY ${index}`,
-  lockRows: () => '',
-  upsert: (table, columns, keyColumns, _updates, rows) =>
-    `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from(
-      { length: rows },
-      () => `(${columns.map(() => '?').join(', ')})`,
-    ).join(', ')}
-    ON CONFLICT (${keyColumns.join(', ')})
-    DO UPDATE SET entry_count = ${table}.entry_count + excluded.entry_count`,
-};
-
 export class RankBucketSql {
   private readonly entries: string;
 
   constructor(private readonly dialect: BucketDialect) {
     this.entries = dialect.withIndex('board_entries', 'ix_board_entries_rank');
-  }
-
-  static sqlite(): RankBucketSql {
-    return new RankBucketSql(SQLITE_SPELLING);
   }
 
   /** Every bucket of the board in rank order, with its count; locked where writers lock rows. */

@@ -94,9 +94,10 @@ const oversized = (count: number) => count > 2 * RANK_BUCKETS.size;
 
 /**
  * Moves the counts of the board's buckets by `moves`, inside the transaction that wrote them to
- * board_entries, after those writes. `lock`: read the buckets locked (MySQL: the caller holds the
- * board's row, so that is also the latest). `entriesNow`: the board's entries as this transaction
- * leaves them, for a board without buckets yet (its head bucket starts with them all).
+ * board_entries, after those writes. `buckets`: the board's buckets as the caller knows them
+ * current (MySQL), else read here (SQLite, whose writer holds the whole database). `entriesNow`:
+ * the board's entries as this transaction leaves them, for a board without buckets yet (its head
+ * bucket starts with them all).
  * `rowsPerStatement`: 1 where statements are prepared once and run row by row (SQLite).
  */
 export function* moveCounts(
@@ -104,7 +105,6 @@ export function* moveCounts(
   board: BoardRef,
   moves: readonly EntryMove[],
   options: {
-    lock: boolean;
     entriesNow: () => BucketWork<number>;
     rowsPerStatement: number;
     /** The board's buckets, already read by the caller (with bounds known to be current). */
@@ -115,7 +115,7 @@ export function* moveCounts(
 ): BucketWork<Untidy> {
   const untidy: Untidy = { oversized: [], empty: [] };
   if (moves.length === 0) return untidy;
-  const buckets = options.buckets ?? bucketsOf(yield sql.allBuckets(board, options.lock));
+  const buckets = options.buckets ?? bucketsOf(yield sql.allBuckets(board, false));
   if (buckets.length === 0) {
     const count = yield* options.entriesNow();
     if (count < RANK_BUCKETS.fromEntries) return untidy;
@@ -124,10 +124,9 @@ export function* moveCounts(
     if (oversized(count)) untidy.oversized.push({ bound: HEAD_BOUND, count });
     return untidy;
   }
-  const bounds = buckets.map((bucket) => bucket.bound);
   const deltas = new Map<number, number>();
   const move = (key: RankKey, by: number) => {
-    const at = bucketIndexOf(bounds, key);
+    const at = bucketIndexOf(buckets.length, (i) => buckets[i].bound, key);
     deltas.set(at, (deltas.get(at) ?? 0) + by);
   };
   for (const { before, after } of moves) {
@@ -223,14 +222,21 @@ export function* untidyBuckets(sql: RankBucketSql, board: BoardRef): BucketWork<
 export const bucketsOf = (rows: readonly Row[]): Bucket[] =>
   rows.map((row) => ({ bound: keyOfRow(row), count: num(row.entryCount) }));
 
-/** The index of the bucket holding `key`: the last whose bound is at or before it. */
-export function bucketIndexOf(bounds: readonly RankKey[], key: RankKey): number {
+/**
+ * The index of the bucket holding `key`: the last of `count` bounds (`boundAt(i)`, in rank order)
+ * at or before it.
+ */
+export function bucketIndexOf(
+  count: number,
+  boundAt: (i: number) => RankKey,
+  key: RankKey,
+): number {
   let low = 0;
-  let high = bounds.length - 1;
-  // bounds[0] is the head's, at or before every key.
+  let high = count - 1;
+  // The first bound is the head's, at or before every key.
   while (low < high) {
     const mid = (low + high + 1) >> 1;
-    if (compareRankKeys(bounds[mid], key) <= 0) low = mid;
+    if (compareRankKeys(boundAt(mid), key) <= 0) low = mid;
     else high = mid - 1;
   }
   return low;

@@ -113,7 +113,7 @@ export class SqlBoardReader extends BoardReader {
     for (let attempt = 0; attempt < BUCKET_ATTEMPTS; attempt++) {
       const hints = await this.hints.of(board, attempt > 0);
       if (hints.bounds.length === 0) break;
-      const at = bucketIndexOf(hints.bounds, key);
+      const at = bucketIndexOf(hints.bounds.length, (i) => hints.bounds[i], key);
       const [row] = await this.fromNearerEnd(nearerEnd(hints, at), (from) =>
         this.query(this.buckets.countAhead(board, hints.bounds[at], key, from)),
       );

@@ -3,6 +3,7 @@ import type { BoardChange } from '../changes/board-change-feed';
 import type { EntryState } from '../changes/board-change-log';
 import type { EntryDelta } from '../ledger/board-totals.store';
 import type { BoardRef } from '../ranking/ranking';
+import { SQLITE } from '../../storage/dialect/sql-dialect';
 import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
 import {
   BucketStep,
@@ -410,7 +411,7 @@ export class BoardBacklog {
 }
 
 /** The rank buckets' statements, in SQLite's spelling. */
-const BUCKETS = RankBucketSql.sqlite();
+const BUCKETS = new RankBucketSql(SQLITE);
 
 /**
  * Writes entries of one board to board_entries, by whether each has a row there, and then
@@ -475,7 +476,7 @@ class EntryWriter {
       return Number(row.n);
     }
     const untidy = runSync(
-      moveCounts(BUCKETS, board, moves, { lock: false, entriesNow, rowsPerStatement: 1 }),
+      moveCounts(BUCKETS, board, moves, { entriesNow, rowsPerStatement: 1 }),
       run,
     );
     runSync(tidy(BUCKETS, board, untidy, splitsFor(moves.length)), run);

@@ -93,7 +93,11 @@ function conflictAssignments(
 /** The day buckets of SQLite's ledger time index (migration 1764200000000). */
 const LEDGER_DAY_MS = 86_400_000;
 
-const SQLITE: SqlDialect = {
+/**
+ * SQLite's dialect, for code that only ever runs on SQLite and holds a native connection rather
+ * than a data source (the board backlog's writer).
+ */
+export const SQLITE: SqlDialect = {
   kind: 'sqlite',
   rowLocks: false,
   upsertReturning: true,
