@@ -2,8 +2,8 @@
 // Leaderboard page throughput and latency on a large board (default 1,000,000 entries), against
 // the targets of the rank index, on SQLite and/or MariaDB. Usage (after npm run build):
 //   npm run bench -- [--entries 1000000] [--db sqlite|mariadb|both] [--duration 5] [--warmup 1]
-//                    [--rounds 5] [--connections 16] [--vary comment|variable]
-//                    [--sweep-requests 30] [--trials 5]
+//                    [--rounds 5] [--connections 16] [--vary variable|comment]
+//                    [--sweep-requests 30] [--trials 5] [--profile [--profile-seconds 8]]
 // (or node bench/pages.js ...). About 4 minutes for both databases at 1M entries.
 // MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database, dropped at
 // the end (the board is written with MariaDB's SEQUENCE engine); SQLite gets a file in a temporary
@@ -28,9 +28,13 @@
 //  1. full stack (token gate, GraphQL, profiles) req/s, p50, p99 of a 50-entry page at depth 0 and
 //     at depth 99% (990,000 of 1M: cursorAfter = the cursor of the entry at rank 990,000), with
 //     the rate limits raised (1000000/1s, still enforced); "uncached": every request has a distinct
-//     body for the same page (--vary: a "# n" comment by default), so no response cache keyed by
-//     the body can answer it;
-//  2. the framework floor: the same app with BoardReader.readPage/findEntry/countEntries and
+//     body for the same page, so no response cache keyed by the body can answer it (--vary: an
+//     unused variable by default, the query text staying the same as a client's; "comment" appends
+//     a "# n" comment, a new query text each time, parsed and validated each time);
+//  2. the framework floor (bench/pages/floor.js): a bare NestJS + Apollo app on Fastify, same
+//     versions, serving the service's schema.gql and the same first page from memory, with no
+//     token check, rate limit, plugin or guard; targets 2a-2c compare the uncached pages with it.
+//     Beside it, for where the time goes: our own stack with BoardReader and
 //     ProfilesService.loadAddresses answering a fixed page captured from a real answer;
 //  3. the same body every time, full stack versus bare node:http sending the captured bytes;
 //  4. cold start: RankIndexService.warm() on a fresh instance, time and bytes/entry ('not
@@ -38,6 +42,8 @@
 //  5. two instances on one database: a points record through A's POST /ingest that takes rank 1,
 //     and the delay until B's first page shows it (polled with the same body and with distinct
 //     bodies, alternately);
+//  --profile: V8 CPU profiles of the service and of the framework floor under the uncached first
+//     page, grouped by what the code is (bench/pages/profile-groups.js);
 //  6. naive baselines: the index off (RANK_INDEX_MAX_ENTRIES=0: ranks by SQL COUNT-ahead) and the
 //     deprecated offset paging (after: "989999"), and a depth sweep (median of sequential
 //     requests at 5 depths, per approach) for the chart.
@@ -51,6 +57,7 @@ const { pageBodies, post, percentile } = require('./pages/http');
 const { lineChart } = require('./pages/chart');
 const { scratchDatabase } = require('./scratch-database');
 const { forkChild } = require('./pages/child');
+const { groupProfile } = require('./pages/profile-groups');
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -62,7 +69,8 @@ const DBS = DB_ARG === 'both' ? ['sqlite', 'mariadb'] : [DB_ARG];
 const DURATION_MS = Number(arg('duration', 5)) * 1000;
 const WARMUP_MS = Number(arg('warmup', 1)) * 1000;
 const CONNECTIONS = Number(arg('connections', 16));
-const VARY = arg('vary', 'comment');
+const VARY = arg('vary', 'variable');
+const PROFILE_SECONDS = process.argv.includes('--profile') ? Number(arg('profile-seconds', 8)) : 0;
 const SWEEP_REQUESTS = Number(arg('sweep-requests', 30));
 const TRIALS = Number(arg('trials', 5));
 const ROUNDS = Number(arg('rounds', 5));
@@ -137,6 +145,19 @@ async function startServer(db, env, { gc = false, jit = false } = {}) {
     await close();
   };
   return server;
+}
+
+/** The framework floor: bare NestJS + Apollo on Fastify answering `page` from memory. */
+async function startFloor(page) {
+  const floor = child('floor.js');
+  const { port } = await floor.call('start', { page });
+  floor.target = () => ({
+    host: '127.0.0.1',
+    port,
+    path: '/query',
+    headers: { 'content-type': 'application/json' },
+  });
+  return floor;
 }
 
 async function startBare(body) {
@@ -357,6 +378,36 @@ async function freshness(a, b, tokens) {
   return { trials, maxSameBodyMs: worst('sameBodyMs'), maxDistinctBodyMs: worst('distinctBodyMs') };
 }
 
+/**
+ * --profile: V8's CPU profile of `server` under the uncached first page (one load generator,
+ * PROFILE_SECONDS), written to bench/results/pages-<name>.cpuprofile and grouped (pages/profile-groups.js).
+ * The profiler's sampling slows the server: compare the groups' shares, not these req/s.
+ */
+async function profile(server, target, name) {
+  const load = child('load.js');
+  try {
+    const job = (durationMs) => ({
+      target,
+      variables: {},
+      vary: VARY,
+      expect: firstRankIs(0),
+      connections: CONNECTIONS,
+      durationMs,
+    });
+    await load.call('run', job(WARMUP_MS));
+    const file = path.join(RESULTS, `pages-${name}.cpuprofile`);
+    await server.call('profileStart');
+    const run = await load.call('run', job(PROFILE_SECONDS * 1000));
+    await server.call('profileStop', { file });
+    return {
+      file: path.relative(process.cwd(), file),
+      ...groupProfile(file, run.latencies.length),
+    };
+  } finally {
+    await load.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Databases
 
@@ -424,33 +475,49 @@ async function runDb(kind, machine) {
       await cold.close();
     });
 
-    // 1. Uncached pages through the full stack, rank index on, and 2. the framework floor: the
-    // same app on a second instance whose reader and profiles answer a fixed page with no
-    // database work for it; interleaved (see measure). Then 3. the same body every time, full
-    // stack versus bare node:http sending the captured bytes, interleaved too.
-    await part('full stack: index on, floor, same body vs bare node:http', async () => {
+    // 1. Uncached pages through the full stack, rank index on, and 2. the framework floor: bare
+    // NestJS + Apollo (bench/pages/floor.js) answering the same first page from memory; beside
+    // them our own stack answering a fixed page (no data work for it). Interleaved (see measure).
+    // Then 3. the same body every time, full stack versus bare node:http sending the captured
+    // bytes, interleaved too.
+    await part('full stack: index on, framework floor, same body vs bare node:http', async () => {
       const a = await start(INDEX_ENV);
       // What the first user of a fresh instance waits for a deep page (before any warm()).
       r.firstDeepPageOnFreshInstanceMs = +(
         await gql(a, token, pageBodies(deepCursor, VARY)(0))
       ).ms.toFixed(1);
       r.warm = await a.call('warm');
+      const captured = (await gql(a, token, pageBodies({}, false)())).body;
+      r.responseBytes = Buffer.byteLength(captured);
+      const nest = await startFloor(JSON.parse(captured).data.space.loyaltyPointsRanks);
+      servers.push(nest);
+      const nestAnswer = await post(a.agent, nest.target(), pageBodies({}, false)());
+      if (nestAnswer.body !== captured)
+        throw new Error(
+          `the framework floor answers other bytes: ${nestAnswer.body.slice(0, 300)}`,
+        );
       const floor = await start(INDEX_ENV);
       r.floorPage = await floor.call('floor');
-      [r.load.indexFirst, r.load.indexDeep, r.load.floor] = await measure(
+      [r.load.indexFirst, r.load.indexDeep, r.load.nestFloor, r.load.floor] = await measure(
         [
           { server: a, target: a.target(token), variables: {}, expect: firstRankIs(0) },
           { server: a, target: a.target(token), variables: deepCursor, expect: firstRankIs(DEEP) },
+          { server: nest, target: nest.target(), variables: {}, expect: firstRankIs(0) },
           { server: floor, target: floor.target(token), variables: {}, expect: firstRankIs(0) },
         ],
         ROUNDS,
       );
+      if (PROFILE_SECONDS > 0) {
+        r.profile = {
+          service: await profile(a, a.target(token), `${kind}-service`),
+          floor: await profile(nest, nest.target(), `${kind}-floor`),
+        };
+      }
+      await nest.close();
       r.floorPage.calls = await floor.call('floorCalls');
       await floor.close();
       r.sweep.index = await sweep(a, token, 'cursor', cursors);
 
-      const captured = (await gql(a, token, pageBodies({}, false)())).body;
-      r.responseBytes = Buffer.byteLength(captured);
       const bare = await startBare(captured);
       servers.push(bare);
       [r.load.repeatedFull, r.load.repeatedBare] = await measure(
@@ -563,12 +630,30 @@ function targets(r) {
     value: deepShare === null ? 'n/a' : percent(deepShare) + perCpu(L.indexDeep, L.indexFirst),
     verdict: verdict(deepShare === null ? null : deepShare >= 0.95),
   });
-  const floorShare = ratio(L.indexFirst?.rps, L.floor?.rps);
+  const floorShare = ratio(L.indexFirst?.rps, L.nestFloor?.rps);
   t.push({
-    id: 2,
-    name: 'uncached first page >= 80% of the framework floor',
-    value: floorShare === null ? 'n/a' : percent(floorShare) + perCpu(L.indexFirst, L.floor),
+    id: '2a',
+    name: 'uncached first page >= 80% of bare NestJS + Apollo',
+    value: floorShare === null ? 'n/a' : percent(floorShare) + perCpu(L.indexFirst, L.nestFloor),
     verdict: verdict(floorShare === null ? null : floorShare >= 0.8),
+  });
+  const deepFloorShare = ratio(L.indexDeep?.rps, L.nestFloor?.rps);
+  t.push({
+    id: '2b',
+    name: `depth-${fmt(DEEP)} page >= 80% of bare NestJS + Apollo`,
+    value:
+      deepFloorShare === null ? 'n/a' : percent(deepFloorShare) + perCpu(L.indexDeep, L.nestFloor),
+    verdict: verdict(deepFloorShare === null ? null : deepFloorShare >= 0.8),
+  });
+  const p99Ratio = ratio(L.indexFirst?.p99, L.nestFloor?.p99);
+  t.push({
+    id: '2c',
+    name: 'uncached first page p99 <= 1.5x bare NestJS + Apollo p99',
+    value:
+      p99Ratio === null
+        ? 'n/a'
+        : `${p99Ratio.toFixed(2)}x (${fmt(L.indexFirst.p99, 1)} vs ${fmt(L.nestFloor.p99, 1)} ms)`,
+    verdict: verdict(p99Ratio === null ? null : p99Ratio <= 1.5),
   });
   const bareShare = ratio(L.repeatedFull?.rps, L.repeatedBare?.rps);
   const p99 = L.repeatedFull?.p99;
@@ -640,7 +725,7 @@ function report(r) {
   );
   lines.push(
     `load: ${CONNECTIONS} connections, ${DURATION_MS / 1000} s after ${WARMUP_MS / 1000} s warm-up ` +
-      `(the first five rows interleaved in ${ROUNDS} rounds); ` +
+      `(the first four rows interleaved in ${ROUNDS} rounds, then the next two); ` +
       `"uncached" = a distinct body per request (${VARY === 'comment' ? 'a "# n" comment' : 'an unused variable'}); ` +
       `page ${fmt(r.responseBytes)} bytes`,
   );
@@ -682,7 +767,8 @@ function report(r) {
     );
   row('index, first page, uncached', L.indexFirst);
   row(`index, depth ${fmt(DEEP)}, uncached`, L.indexDeep);
-  row('floor (fixed page), first page, uncached', L.floor);
+  row('framework floor: bare NestJS + Apollo', L.nestFloor);
+  row('our stack, fixed page (no data work)', L.floor);
   row('same body every time, full stack', L.repeatedFull);
   row('same body every time, bare node:http', L.repeatedBare);
   row('stretch: first page, Apollo execution *', L.stretchFirst);
@@ -720,6 +806,17 @@ function report(r) {
     lines.push(
       `floor: fixed readPage answered ${fmt(r.floorPage.calls)} times${r.floorPage.calls === 0 ? ' (THE PATCH MISSED THE READ PATH)' : ''}`,
     );
+  for (const [name, p] of Object.entries(r.profile ?? {})) {
+    lines.push(
+      '',
+      `CPU profile, ${name === 'service' ? 'the service' : 'the framework floor'}, uncached first page: ` +
+        `${fmt(p.usPerRequest)} us of CPU per request over ${fmt(p.requests)} requests (${p.file})`,
+    );
+    for (const g of p.groups)
+      lines.push(
+        `  ${g.name.padEnd(52)} ${fmt(g.usPerRequest, 1).padStart(8)} us  ${fmt(g.share, 1).padStart(5)}%`,
+      );
+  }
   const c = r.coldStart;
   lines.push('');
   if (c?.available) {
@@ -765,7 +862,9 @@ function report(r) {
   }
   lines.push('', 'targets:');
   for (const t of r.targets)
-    lines.push(`  ${t.id}. ${t.name.padEnd(58)} ${String(t.value).padEnd(56)} ${t.verdict}`);
+    lines.push(
+      `  ${String(t.id).padEnd(2)}. ${t.name.padEnd(58)} ${String(t.value).padEnd(56)} ${t.verdict}`,
+    );
   return lines.join('\n');
 }
 

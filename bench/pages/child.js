@@ -1,14 +1,41 @@
 /* eslint-disable */
 // The child side of bench/pages.js's IPC: answers { id, cmd, ...args } messages with the named
 // handler's result, and exits when the parent goes away (rather than keep a port and a core).
+// Every child also answers profileStart and profileStop (V8's CPU profiler, for --profile).
 function serveParent(handlers) {
+  const all = { ...profilerHandlers(), ...handlers };
   process.on('disconnect', () => process.exit(1));
   process.on('message', ({ id, cmd, ...args }) => {
-    handlers[cmd](args).then(
+    all[cmd](args).then(
       (result) => process.send({ id, ok: true, result }),
       (error) => process.send({ id, ok: false, error: String(error?.stack ?? error) }),
     );
   });
+}
+
+/** profileStart(), then profileStop({ file }) writes a .cpuprofile (Chrome DevTools' format). */
+function profilerHandlers() {
+  let session;
+  const post = (method, params) =>
+    new Promise((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  return {
+    async profileStart() {
+      session = new (require('node:inspector').Session)();
+      session.connect();
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 250 }); // microseconds
+      await post('Profiler.start');
+      return null;
+    },
+    async profileStop({ file }) {
+      const { profile } = await post('Profiler.stop');
+      session.disconnect();
+      require('node:fs').writeFileSync(file, JSON.stringify(profile));
+      return null;
+    },
+  };
 }
 
 /**
