@@ -13,7 +13,6 @@ import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { BoardChangeFeed } from './changes/board-change-feed';
 import { LeaderboardsResolver } from './graphql/leaderboards.resolver';
 import { LeaderboardsService } from './graphql/leaderboards.service';
-import { LoyaltyPointsRankResolver } from './graphql/loyalty-points-rank.resolver';
 import { BoardEntryEntity } from './ledger/board-entry.entity';
 import { BoardTotalsStore } from './ledger/board-totals.store';
 import { BoardEntity } from './ledger/board.entity';
@@ -62,7 +61,6 @@ const boardTotalsStoreProvider: FactoryProvider<BoardTotalsStore> = {
     LeaderboardsService,
     PointsLedgerService,
     LeaderboardsResolver,
-    LoyaltyPointsRankResolver,
   ],
   exports: [
     LeaderboardsService,

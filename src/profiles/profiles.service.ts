@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import DataLoader from 'dataloader';
 import { performance } from 'node:perf_hooks';
 import { EntityManager, Repository } from 'typeorm';
 import type { ProfileRecord } from '../records/ingest-record';
@@ -30,7 +29,6 @@ interface ProfileRow {
 
 @Injectable()
 export class ProfilesService {
-  private readonly loaders = new WeakMap<object, DataLoader<string, Address>>();
   /** Address keys known to have a profile row (bounded; forgotten all at once when full). */
   private readonly stored = new Set<string>();
   /** Addresses recently read for pages, until when they may be served (performance.now()). */
@@ -44,23 +42,13 @@ export class ProfilesService {
   ) {}
 
   /**
-   * The profile loader of one request (keyed by the request object): all `address` fields of a
-   * page are fetched at once, from the profiles read for pages in the last PAGE_PROFILE_TTL_MS or
-   * else in one query. Past the request's deadline it reads nothing (REQUEST_TIMEOUT).
+   * The addresses of a page's entries, in order: from the profiles read for pages in the last
+   * PAGE_PROFILE_TTL_MS, the rest in one query. Past the request's deadline it reads nothing
+   * (REQUEST_TIMEOUT).
    */
-  loaderFor(request: object): DataLoader<string, Address> {
-    let loader = this.loaders.get(request);
-    if (!loader) {
-      loader = new DataLoader(
-        async (keys) => {
-          throwIfPastDeadline(request);
-          return this.pageAddresses(keys);
-        },
-        { maxBatchSize: 1000 },
-      );
-      this.loaders.set(request, loader);
-    }
-    return loader;
+  addressesOfPage(request: object | undefined, keys: readonly string[]): Promise<Address[]> {
+    throwIfPastDeadline(request);
+    return this.pageAddresses(keys);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { DataSource, Repository } from 'typeorm';
 import { dialectOf } from '../../storage/dialect/sql-dialect';
 import { ErrorCode } from '../errors/error-code';
@@ -44,7 +45,7 @@ describe('DeadlineGuard', () => {
   });
 });
 
-describe("a request's profile loader past its deadline", () => {
+describe("a page's address lookup past its deadline", () => {
   it('reads nothing and fails the page addresses with REQUEST_TIMEOUT', async () => {
     const query = jest.fn().mockResolvedValue([]);
     const profiles = new ProfilesService(
@@ -53,12 +54,14 @@ describe("a request's profile loader past its deadline", () => {
     );
     const request = { headers: {} };
     const controller = attachDeadline(request);
-    await expect(profiles.loaderFor(request).load('0xaa')).resolves.toMatchObject({ id: '0xaa' });
+    await expect(profiles.addressesOfPage(request, ['0xaa'])).resolves.toMatchObject([
+      { id: '0xaa' },
+    ]);
     expect(query).toHaveBeenCalledTimes(1);
     controller.abort();
-    await expect(profiles.loaderFor(request).load('0xbb')).rejects.toMatchObject({
-      code: ErrorCode.REQUEST_TIMEOUT,
-    });
+    expect(codeOf(() => profiles.addressesOfPage(request, ['0xbb']))).toBe(
+      ErrorCode.REQUEST_TIMEOUT,
+    );
     expect(query).toHaveBeenCalledTimes(1);
   });
 });
@@ -74,14 +77,15 @@ describe('field resolvers of Space past the deadline (Nest runs no guards on the
     const boards = new LeaderboardsResolver(leaderboards as unknown as LeaderboardsService);
     const sprints = new SpacesResolver(spaces as unknown as SpacesService);
     const context = { req: request };
+    const info = { fieldNodes: [], fragments: {} } as unknown as GraphQLResolveInfo;
     await expect(sprints.sprints(space, context)).resolves.toEqual([]);
     controller.abort();
-    expect(codeOf(() => boards.loyaltyPointsRanks(space, {}, context))).toBe(
+    expect(codeOf(() => boards.loyaltyPointsRanks(space, {}, context, info))).toBe(
       ErrorCode.REQUEST_TIMEOUT,
     );
-    expect(codeOf(() => boards.addressLoyaltyPoints(space, { address: '0xaa' }, context))).toBe(
-      ErrorCode.REQUEST_TIMEOUT,
-    );
+    expect(
+      codeOf(() => boards.addressLoyaltyPoints(space, { address: '0xaa' }, context, info)),
+    ).toBe(ErrorCode.REQUEST_TIMEOUT);
     await expect(sprints.sprints(space, context)).rejects.toMatchObject({
       code: ErrorCode.REQUEST_TIMEOUT,
     });

@@ -1,46 +1,54 @@
 import type { BoardPage, RankedEntry } from '../read/board-reader';
 import type { CursorCodec } from '../paging/cursor-codec';
-import { LoyaltyPointsRankEdge } from './loyalty-points-rank-edge.model';
+import type { LoyaltyPointsRankEdge } from './loyalty-points-rank-edge.model';
 import { LoyaltyPointsRank } from './loyalty-points-rank.model';
-import { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
-import { PageInfo } from './page-info.model';
+import type { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
 import type { BoardRef } from '../ranking/ranking';
 
 export function toLoyaltyPointsRank(board: BoardRef, entry: RankedEntry): LoyaltyPointsRank {
-  return Object.assign(new LoyaltyPointsRank(), {
-    id: `${board.spaceId}:${board.sprintId}:${entry.addressKey}`,
-    rank: entry.rank,
-    points: entry.points,
-    addressKey: entry.addressKey,
-  });
+  const rank = new LoyaltyPointsRank();
+  rank.id = `${board.spaceId}:${board.sprintId}:${entry.addressKey}`;
+  rank.rank = entry.rank;
+  rank.points = entry.points;
+  rank.addressKey = entry.addressKey;
+  return rank;
 }
 
+/**
+ * A page as GraphQL reads it. What a query may not ask for is computed only when read: the
+ * cursors (each an HMAC) and the Relay-style `edges` (most pages are read through `list`).
+ */
 export function toLoyaltyPointsRanks(
   board: BoardRef,
   page: BoardPage,
   codec: CursorCodec,
 ): LoyaltyPointsRanks {
-  // A cursor is signed (an HMAC): computed only for the edges whose cursor a query asks for.
-  const edges = page.entries.map((entry) => {
-    const edge = Object.assign(new LoyaltyPointsRankEdge(), {
-      node: toLoyaltyPointsRank(board, entry),
-    });
-    let cursor: string | undefined;
-    return Object.defineProperty(edge, 'cursor', {
-      enumerable: true,
-      get: () => (cursor ??= codec.encode(board, entry)),
-    });
-  });
-  const pageInfo = Object.assign(new PageInfo(), {
-    hasNextPage: page.hasNextPage,
-    hasPreviousPage: page.hasPreviousPage,
-    startCursor: edges.length > 0 ? edges[0].cursor : null,
-    endCursor: edges.length > 0 ? edges[edges.length - 1].cursor : null,
-  });
-  return Object.assign(new LoyaltyPointsRanks(), {
+  const entries = page.entries;
+  const list = entries.map((entry) => toLoyaltyPointsRank(board, entry));
+  const cursors: Array<string | undefined> = [];
+  const cursorAt = (i: number): string => (cursors[i] ??= codec.encode(board, entries[i]));
+  const last = entries.length - 1;
+  let edges: LoyaltyPointsRankEdge[] | undefined;
+  return {
     totalCount: page.totalCount,
-    pageInfo,
-    list: edges.map((edge) => edge.node),
-    edges,
-  });
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      get startCursor() {
+        return last >= 0 ? cursorAt(0) : null;
+      },
+      get endCursor() {
+        return last >= 0 ? cursorAt(last) : null;
+      },
+    },
+    list,
+    get edges() {
+      return (edges ??= list.map((node, i) => ({
+        node,
+        get cursor() {
+          return cursorAt(i);
+        },
+      })));
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { UseFilters, UseGuards } from '@nestjs/common';
-import { Args, Context, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Info, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { AccessTokenGuard } from '../../auth/access-token.guard';
 import type { AuthenticatedToken } from '../../auth/access-tokens.service';
 import { CurrentToken } from '../../auth/current-token.decorator';
@@ -8,11 +9,12 @@ import { throwIfPastDeadline } from '../../common/deadline/deadline';
 import { DeadlineGuard } from '../../common/deadline/deadline.guard';
 import { LoyaltyExceptionFilter } from '../../common/errors/loyalty-exception.filter';
 import { ExtensionField } from '../../common/graphql/extension-field.decorator';
+import { selectsPath } from '../../common/graphql/selection';
 import { Space } from '../../spaces/space.model';
 import { AddressLoyaltyPointsArgs } from './dto/address-loyalty-points.args';
 import { LoyaltyPointsRanksArgs } from './dto/loyalty-points-ranks.args';
 import { SpaceLoyaltyPointsRanksArgs } from './dto/space-loyalty-points-ranks.args';
-import { LeaderboardsService } from './leaderboards.service';
+import { LeaderboardsService, RankReadOptions } from './leaderboards.service';
 import { LoyaltyPointsRank } from './loyalty-points-rank.model';
 import { LoyaltyPointsRanks } from './loyalty-points-ranks.model';
 
@@ -29,12 +31,15 @@ export class LeaderboardsResolver {
   spaceLoyaltyPointsRanks(
     @Args() args: SpaceLoyaltyPointsRanksArgs,
     @CurrentToken() token: AuthenticatedToken | null,
+    @Context() context: object,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<LoyaltyPointsRanks> {
     return this.leaderboards.getPageOfSpace(
       args.spaceId,
       args.sprintId,
       { cursorAfter: args.cursorAfter },
       token,
+      pageReadOptions(context, info),
     );
   }
 
@@ -47,10 +52,16 @@ export class LeaderboardsResolver {
     @Parent() space: Space,
     @Args() args: LoyaltyPointsRanksArgs,
     @Context() context: object,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<LoyaltyPointsRanks> {
     // Guards do not run on field resolvers (Nest's fieldResolverEnhancers): checked here.
     throwIfPastDeadline(requestOfContext(context));
-    return this.leaderboards.getPage(space.spaceId, args.sprintId, args);
+    return this.leaderboards.getPage(
+      space.spaceId,
+      args.sprintId,
+      args,
+      pageReadOptions(context, info),
+    );
   }
 
   @ExtensionField()
@@ -62,8 +73,25 @@ export class LeaderboardsResolver {
     @Parent() space: Space,
     @Args() args: AddressLoyaltyPointsArgs,
     @Context() context: object,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<LoyaltyPointsRank | null> {
-    throwIfPastDeadline(requestOfContext(context));
-    return this.leaderboards.getAddressRank(space.spaceId, args.address, args.sprintId);
+    const request = requestOfContext(context);
+    throwIfPastDeadline(request);
+    return this.leaderboards.getAddressRank(space.spaceId, args.address, args.sprintId, {
+      addresses: selectsPath(info, ['address']),
+      request,
+    });
   }
+}
+
+/**
+ * A page's addresses are loaded with the page, in one lookup, when the query asks for them: a
+ * field resolver per entry would cost Nest's and graphql-js's per-call work fifty times a page.
+ */
+function pageReadOptions(context: object, info: GraphQLResolveInfo): RankReadOptions {
+  return {
+    addresses:
+      selectsPath(info, ['list', 'address']) || selectsPath(info, ['edges', 'node', 'address']),
+    request: requestOfContext(context),
+  };
 }

@@ -8,8 +8,6 @@ const LOAD_FILL = 768;
 const CHUNK_MIN = CHUNK_MAX / 8;
 /** Bytes of an EVM-style address (`0x` + 40 hex digits), kept packed. */
 const ADDRESS_BYTES = 20;
-const HEX_DIGITS = '0123456789abcdef';
-const BYTE_HEX = Array.from({ length: 256 }, (_, b) => HEX_DIGITS[b >> 4] + HEX_DIGITS[b & 15]);
 /** Slot 0 never holds an entry: searches write the key they look for there. */
 const PROBE = 0;
 const EMPTY = 0;
@@ -27,6 +25,8 @@ export class BoardIndex {
   private points: Float64Array;
   private reachedAt: Float64Array;
   private addressBytes: Uint8Array;
+  /** addressBytes as a Buffer (the same memory), for hex encoding. */
+  private addressHex: Buffer;
   /** addressBytes as 32-bit words (5 per slot), for hashing. */
   private addressWords: Uint32Array;
   private readonly otherAddresses = new Map<number, string>();
@@ -53,6 +53,7 @@ export class BoardIndex {
     this.reachedAt = new Float64Array(this.capacity);
     this.addressBytes = new Uint8Array(this.capacity * ADDRESS_BYTES);
     this.addressWords = new Uint32Array(this.addressBytes.buffer);
+    this.addressHex = Buffer.from(this.addressBytes.buffer);
     this.table = new Int32Array(tableSizeFor(expectedEntries));
   }
 
@@ -128,7 +129,12 @@ export class BoardIndex {
   get(addressKey: string): RankedEntry | null {
     const slot = this.findSlot(addressKey);
     if (slot <= 0) return null;
-    return { ...this.keyOf(slot), rank: this.positionOf(slot) + 1 };
+    return {
+      points: this.points[slot],
+      reachedAt: this.reachedAt[slot],
+      addressKey: this.addressOf(slot),
+      rank: this.positionOf(slot) + 1,
+    };
   }
 
   /** Entries strictly ahead of `key` in rank order (whether or not `key` is on the board). */
@@ -154,7 +160,13 @@ export class BoardIndex {
       const slots = this.chunks[chunk];
       const length = this.lengths[chunk];
       for (; offset < length && entries.length < limit; offset++) {
-        entries.push({ ...this.keyOf(slots[offset]), rank: rank++ });
+        const slot = slots[offset];
+        entries.push({
+          points: this.points[slot],
+          reachedAt: this.reachedAt[slot],
+          addressKey: this.addressOf(slot),
+          rank: rank++,
+        });
       }
       chunk++;
       offset = 0;
@@ -204,6 +216,7 @@ export class BoardIndex {
     this.reachedAt = reachedAt;
     this.addressBytes = addressBytes;
     this.addressWords = new Uint32Array(addressBytes.buffer);
+    this.addressHex = Buffer.from(addressBytes.buffer);
     this.capacity = capacity;
   }
 
@@ -216,20 +229,9 @@ export class BoardIndex {
   private addressOf(slot: number): string {
     const other = this.otherAddresses.get(slot);
     if (other !== undefined) return other;
-    const bytes = this.addressBytes;
-    let address = '0x';
-    for (let i = slot * ADDRESS_BYTES, end = i + ADDRESS_BYTES; i < end; i++) {
-      address += BYTE_HEX[bytes[i]];
-    }
-    return address;
-  }
-
-  private keyOf(slot: number): RankKey {
-    return {
-      points: this.points[slot],
-      reachedAt: this.reachedAt[slot],
-      addressKey: this.addressOf(slot),
-    };
+    const at = slot * ADDRESS_BYTES;
+    // Native hex encoding: a flat string at once (a loop of += builds a rope of 20 pieces).
+    return '0x' + this.addressHex.toString('hex', at, at + ADDRESS_BYTES);
   }
 
   private writeProbe(key: RankKey): void {
