@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { performance } from 'node:perf_hooks';
 import { EntityManager, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
@@ -7,9 +8,18 @@ import type { SpaceRecord, SprintRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { num, SqlDialect } from '../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
+import { afterCommit } from '../storage/transactions/transaction-runner';
 import { SpaceEntity } from './space.entity';
 import { canReadSpace, SpaceReader } from './space-reader';
 import { SprintEntity } from './sprint.entity';
+
+/**
+ * Spaces read for requests (requireSpace) are reused this long: a change made through another
+ * instance shows within it (plus the response cache's age); one made through this instance shows
+ * at once.
+ */
+const READ_SPACE_TTL_MS = 500;
+const READ_SPACE_LIMIT = 10_000;
 
 /** What a sprint upsert changed, so the caller can rebuild that sprint's board. */
 export interface SprintChange {
@@ -21,6 +31,10 @@ export interface SprintChange {
 @Injectable()
 export class SpacesService {
   private readonly visibilityListeners: Array<(spaceId: number) => void> = [];
+  /** Spaces (or their absence) recently read for requests, until when they may be served. */
+  private readonly recent = new Map<number, { space: SpaceEntity | null; until: number }>();
+  /** Moves on every space write this instance makes: reads begun before it are not kept. */
+  private writes = 0;
 
   constructor(
     @InjectRepository(SpaceEntity) private readonly spaces: Repository<SpaceEntity>,
@@ -57,10 +71,33 @@ export class SpacesService {
    * absent: the service's own read (export, the CLI), which sees every space.
    */
   async requireSpace(id: number, reader?: SpaceReader | null): Promise<SpaceEntity> {
-    const space = await this.findSpace(id);
+    const space = await this.readSpace(id);
     if (!space || (reader !== undefined && !canReadSpace(reader, space)))
       throw new LoyaltyException(ErrorCode.SPACE_NOT_FOUND);
     return space;
+  }
+
+  /** findSpace through a short-lived cache (READ_SPACE_TTL_MS). Served objects are shared. */
+  private async readSpace(id: number): Promise<SpaceEntity | null> {
+    const now = performance.now();
+    const hit = this.recent.get(id);
+    if (hit && hit.until > now) return hit.space;
+    const writes = this.writes;
+    const space = await this.findSpace(id);
+    // A write made meanwhile may not be in what was read: serve it, keep none of it.
+    if (writes === this.writes) {
+      this.recent.delete(id);
+      if (this.recent.size >= READ_SPACE_LIMIT)
+        this.recent.delete(this.recent.keys().next().value!);
+      this.recent.set(id, { space, until: now + READ_SPACE_TTL_MS });
+    }
+    return space;
+  }
+
+  /** After this instance changes a space: requests read it again. */
+  private forgetSpace(id: number): void {
+    this.writes++;
+    this.recent.delete(id);
   }
 
   /**
@@ -69,6 +106,7 @@ export class SpacesService {
    */
   async setPrivate(spaceId: number, isPrivate: boolean): Promise<boolean> {
     const result = await this.spaces.update({ id: spaceId }, { isPrivate });
+    this.forgetSpace(spaceId);
     const found = (result.affected ?? 0) > 0 || (await this.spaces.existsBy({ id: spaceId }));
     if (found) for (const listener of this.visibilityListeners) listener(spaceId);
     return found;
@@ -155,6 +193,7 @@ export class SpacesService {
     if (record.name !== undefined) space.name = record.name;
     if (record.description !== undefined) space.description = record.description;
     await repository.save(space);
+    afterCommit(manager, () => this.forgetSpace(space.id));
     return accepted();
   }
 

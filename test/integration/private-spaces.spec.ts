@@ -237,6 +237,28 @@ describe.each(DB_KINDS)('private spaces on %s', (kind) => {
       expect(JSON.parse((await post(query, own)).text).data.space.name).toBe('Open');
     });
 
+    it('stops answering on another instance within its half second of space reuse', async () => {
+      // This instance has the space in its response cache (1 s) and its space reuse (500 ms).
+      const query = `{ space(id: ${PUBLIC}) { name } }`;
+      expect(JSON.parse((await post(query, own)).text).data.space.name).toBe('Open');
+      const other = await startTestApp(kind, {}, t.db);
+      try {
+        expect(await other.app.get(SpacesService).setPrivate(PUBLIC, true)).toBe(true);
+        const changed = Date.now();
+        let space: unknown = 'not asked';
+        while (space !== null && Date.now() - changed < 3000) {
+          space = JSON.parse((await post(`${query} # ${Date.now()}`, own)).text).data.space;
+          if (space !== null) await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        expect(space).toBeNull();
+        // Distinct bodies: only the 500 ms of space reuse (and the clock) stand between.
+        expect(Date.now() - changed).toBeLessThan(1000);
+      } finally {
+        await other.app.get(SpacesService).setPrivate(PUBLIC, false);
+        await other.app.close();
+      }
+    });
+
     it('keeps an answer that is tied to no token out of the cache', async () => {
       // Our gate always names the token; a wiring that did not must not share answers at all.
       for (const [vary, cached] of [
