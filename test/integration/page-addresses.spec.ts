@@ -12,7 +12,7 @@ describe.each(DB_KINDS)("a page's addresses on %s", (kind) => {
       headers: { 'content-type': 'application/json', 'access-token': t.token },
       body: JSON.stringify({ query: text }),
     });
-    const body = await response.json();
+    const body = (await response.json()) as { data: any; errors?: unknown };
     expect(body.errors).toBeUndefined();
     return body.data;
   }
