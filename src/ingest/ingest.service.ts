@@ -54,7 +54,7 @@ export class IngestService {
 
   /**
    * Once this answers, this instance's pages show the records; other instances' ranks within
-   * 1 s, their profiles within 500 ms plus their response cache's age.
+   * 1 s, their profiles and spaces within 500 ms plus their response cache's age.
    */
   async applyRecords(
     records: readonly IngestRecord[],
