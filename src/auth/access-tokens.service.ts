@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { FindOptionsWhere, In, IsNull, MoreThan, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
+import { SingleFlight } from '../common/single-flight';
 import { parseDisplayName } from '../common/text/display-name';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { AccessTokenEntity } from './access-token.entity';
@@ -94,6 +95,8 @@ const MAX_SUCCESSOR_HOPS = 100;
 export class AccessTokensService implements OnApplicationShutdown {
   /** `until` is never past the token's expiry: a cached answer cannot outlive it. */
   private readonly verified = new Map<string, { token: AuthenticatedToken; until: number }>();
+  /** Token rows being read, by hash. */
+  private readonly lookups = new SingleFlight<string, AccessTokenEntity | null>();
   private readonly lastUsed = new Map<string, { at: number; from: string | undefined }>();
   private readonly perRequest = new WeakMap<object, Promise<AuthenticatedToken>>();
   private readonly knownGood = new Map<string, { id: string; at: number }>();
@@ -254,17 +257,21 @@ export class AccessTokensService implements OnApplicationShutdown {
       this.checksInFlight++;
       let row: AccessTokenEntity | null;
       try {
-        row = await this.tokens.findOne({
-          select: {
-            id: true,
-            name: true,
-            scopes: true,
-            spaceId: true,
-            expiresAt: true,
-            revokedAt: true,
-          },
-          where: { tokenHash: hash },
-        });
+        // Requests that present the token together (its trust just expired) share one read, as
+        // long as nothing was revoked or rotated since it began (the generation).
+        row = await this.lookups.run(hash, startedAt, () =>
+          this.tokens.findOne({
+            select: {
+              id: true,
+              name: true,
+              scopes: true,
+              spaceId: true,
+              expiresAt: true,
+              revokedAt: true,
+            },
+            where: { tokenHash: hash },
+          }),
+        );
       } finally {
         this.checksInFlight--;
       }

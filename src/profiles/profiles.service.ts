@@ -8,6 +8,7 @@ import { addressKeyOf } from '../common/address-key';
 import { chunk, SqlDialect } from '../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
 import { afterCommit } from '../storage/transactions/transaction-runner';
+import { SingleFlight } from '../common/single-flight';
 import { throwIfPastDeadline } from '../common/deadline/deadline';
 import { Address } from './address.model';
 import { ProfileEntity } from './profile.entity';
@@ -35,6 +36,8 @@ export class ProfilesService {
   private readonly recent = new Map<string, { address: Address; until: number }>();
   /** Moves on every profile write this instance commits: reads begun before it are not kept. */
   private writes = 0;
+  /** Reads of a page's missing addresses, by the keys read. */
+  private readonly pageReads = new SingleFlight<string, Address[]>();
 
   constructor(
     @InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>,
@@ -69,7 +72,10 @@ export class ProfilesService {
     }
     if (missing.length === 0) return found as Address[];
     const writes = this.writes;
-    const loaded = await this.loadAddresses(missing);
+    // Requests for the same page miss together when its addresses expire: one read for them all.
+    const loaded = await this.pageReads.run(missing.join('\n'), writes, () =>
+      this.loadAddresses(missing),
+    );
     // A write committed meanwhile may not be in what was read: serve it, keep none of it.
     const keep = writes === this.writes;
     const until = now + PAGE_PROFILE_TTL_MS;

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { EntityManager, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
+import { SingleFlight } from '../common/single-flight';
 import type { SpaceRecord, SprintRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { num, SqlDialect } from '../storage/dialect/sql-dialect';
@@ -35,6 +36,8 @@ export class SpacesService {
   private readonly recent = new Map<number, { space: SpaceEntity | null; until: number }>();
   /** Moves on every space write this instance makes: reads begun before it are not kept. */
   private writes = 0;
+  /** Reads of a space that requests share (many miss together when an entry expires). */
+  private readonly reads = new SingleFlight<number, SpaceEntity | null>();
 
   constructor(
     @InjectRepository(SpaceEntity) private readonly spaces: Repository<SpaceEntity>,
@@ -83,7 +86,7 @@ export class SpacesService {
     const hit = this.recent.get(id);
     if (hit && hit.until > now) return hit.space;
     const writes = this.writes;
-    const space = await this.findSpace(id);
+    const space = await this.reads.run(id, writes, () => this.findSpace(id));
     // A write made meanwhile may not be in what was read: serve it, keep none of it.
     if (writes === this.writes) {
       this.recent.delete(id);
