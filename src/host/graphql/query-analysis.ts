@@ -20,6 +20,12 @@ export interface QueryShape {
   introspection: { schema: number; type: number };
 }
 
+/** What an analysis read besides the document (see analyzeOperation's `reads`). */
+export interface AnalysisReads {
+  /** Set when a page size came from a variable: the shape holds for these variables only. */
+  variables: boolean;
+}
+
 /** Fields that return a page of a board: their `list` and `edges` repeat per entry. */
 const PAGED_FIELDS = new Set(['loyaltyPointsRanks', 'spaceLoyaltyPointsRanks']);
 const PER_ENTRY_FIELDS = new Set(['list', 'edges']);
@@ -32,13 +38,15 @@ const UNPAGED_LIST_FIELDS: Record<string, number> = { sprints: 20 };
  * read (a page of 1000 entries weighs 1000 times its entry). Fragments, inline or named, count
  * exactly as if their fields were written in place. Introspection costs what its answer holds:
  * each of its lists weighs the items it has in the schema (`introspection`, from
- * introspectionWeights; a list it does not name counts one item).
+ * introspectionWeights; a list it does not name counts one item). `reads.variables` is set when
+ * the shape depends on the variables.
  */
 export function analyzeOperation(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> = {},
   introspection: IntrospectionWeights = {},
+  reads: AnalysisReads = { variables: false },
 ): QueryShape {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -48,7 +56,7 @@ export function analyzeOperation(
   const defaults = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {
     if (definition.defaultValue)
-      defaults.set(definition.variable.name.value, valueOf(definition.defaultValue, {}));
+      defaults.set(definition.variable.name.value, valueOf(definition.defaultValue, {}, reads));
   }
 
   const pageSizeOf = (field: FieldNode): number => {
@@ -56,9 +64,10 @@ export function analyzeOperation(
     let value: unknown = undefined;
     if (first?.value.kind === Kind.VARIABLE) {
       const name = first.value.name.value;
+      reads.variables = true;
       value = variables[name] !== undefined ? variables[name] : defaults.get(name);
     } else if (first) {
-      value = valueOf(first.value, variables);
+      value = valueOf(first.value, variables, reads);
     }
     if (typeof value !== 'number' || !Number.isFinite(value)) return DEFAULT_PAGE_SIZE;
     return Math.max(1, Math.min(MAX_PAGE_SIZE, Math.trunc(value)));
@@ -183,8 +192,15 @@ export function analyzeOperation(
   return { ...shape, introspection: { schema: schemaKeys.size, type: typeKeys.size } };
 }
 
-function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
+function valueOf(
+  node: ValueNode,
+  variables: Record<string, unknown>,
+  reads: AnalysisReads,
+): unknown {
   if (node.kind === Kind.INT || node.kind === Kind.FLOAT) return Number(node.value);
-  if (node.kind === Kind.VARIABLE) return variables[node.name.value];
+  if (node.kind === Kind.VARIABLE) {
+    reads.variables = true;
+    return variables[node.name.value];
+  }
   return undefined; // anything else is not a page size; validation reports it
 }

@@ -1,8 +1,13 @@
 import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
-import { GraphQLError, OperationTypeNode } from 'graphql';
+import {
+  GraphQLError,
+  OperationTypeNode,
+  type DocumentNode,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { ERROR_DEFINITIONS, ErrorCode } from '../../common/errors/error-code';
 import { introspectionWeights } from './introspection-weights';
-import { analyzeOperation } from './query-analysis';
+import { AnalysisReads, analyzeOperation, QueryShape } from './query-analysis';
 
 export interface QueryLimitOptions {
   maxDepth: number;
@@ -35,10 +40,21 @@ function refusal(code: ErrorCode, detail: string): GraphQLError {
  * introspection weighed by the schema it describes).
  */
 export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
+  /**
+   * Shapes that do not depend on the variables, by parsed document and operation: Apollo keeps one
+   * parsed document per query text, so a client's repeated query is measured once (the limits
+   * are still checked on every request).
+   */
+  private readonly shapes = new WeakMap<
+    DocumentNode,
+    WeakMap<OperationDefinitionNode, QueryShape>
+  >();
+
   constructor(private readonly limits: QueryLimitOptions) {}
 
   requestDidStart(): Promise<GraphQLRequestListener<object>> {
     const limits = this.limits;
+    const shapes = this.shapes;
     return Promise.resolve({
       didResolveOperation({ document, operation, request, schema }) {
         if (!operation) return Promise.resolve();
@@ -48,12 +64,22 @@ export class QueryLimitsPlugin implements ApolloServerPlugin<object> {
             `the service answers queries only, not a ${operation.operation}`,
           );
         }
-        const shape = analyzeOperation(
-          document,
-          operation,
-          request.variables ?? {},
-          introspectionWeights(schema),
-        );
+        let byOperation = shapes.get(document);
+        let shape = byOperation?.get(operation);
+        if (!shape) {
+          const reads: AnalysisReads = { variables: false };
+          shape = analyzeOperation(
+            document,
+            operation,
+            request.variables ?? {},
+            introspectionWeights(schema),
+            reads,
+          );
+          if (!reads.variables) {
+            if (!byOperation) shapes.set(document, (byOperation = new WeakMap()));
+            byOperation.set(operation, shape);
+          }
+        }
         if (shape.depth > limits.maxDepth) {
           throw refusal(
             ErrorCode.QUERY_TOO_DEEP,
