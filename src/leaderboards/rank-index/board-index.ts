@@ -76,6 +76,26 @@ export class BoardIndex {
     this.place(addressKey, points, reachedAt);
   }
 
+  /**
+   * {@link load} of an address given packed: the 20 bytes at `at` of `bytes` (`0x` + 40 lower-case
+   * hex digits, as the rank index keeps them).
+   */
+  loadPacked(bytes: Uint8Array, at: number, points: number, reachedAt: number): void {
+    if (this.ordered && this.nextSlot > 1) throw new Error('rank index: load() after use');
+    this.ordered = false;
+    const probe = this.probeBytes;
+    for (let i = 0; i < ADDRESS_BYTES; i++) probe[i] = bytes[at + i];
+    const hash = hashWords(this.probeWords, 0);
+    let slot = this.lookup('', true, hash);
+    if (slot <= 0) {
+      slot = this.allocateSlot();
+      this.addressBytes.set(probe, slot * ADDRESS_BYTES);
+      this.tableInsert(slot, hash);
+    }
+    this.points[slot] = points;
+    this.reachedAt[slot] = reachedAt;
+  }
+
   finishLoad(): void {
     if (this.ordered) return;
     this.buildOrder();

@@ -7,7 +7,7 @@ import type {
 } from '../../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
 import { notifyObserver } from '../../options/notify-observer';
-import { SqlDialect } from '../../storage/dialect/sql-dialect';
+import { dialectOf, SqlDialect } from '../../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { readOrderedRows } from '../../storage/ordered-rows';
 import { ReadReplicas } from '../../storage/replica/read-replicas';
@@ -17,6 +17,7 @@ import { SqlBoardReader } from '../read/sql-board-reader';
 import type { BoardRef } from '../ranking/ranking';
 import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from '../changes/board-change-feed';
 import { BoardIndex } from './board-index';
+import { readBoardInWorker } from './sqlite-board-worker';
 
 export const DEFAULT_MAX_ENTRIES = 5_000_000;
 /** Rows per statement where a board loads in keyset chunks (see readOrderedRows). */
@@ -188,9 +189,11 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
       const index = new BoardIndex(expected);
       // Changes committed before the board was registered and not yet in board_entries (SQLite).
       await this.totalsStore.settle(state.board);
-      await this.readBoard(state, (addressKey, points, reachedAt) =>
-        index.load(addressKey, points, reachedAt),
-      );
+      if (!(await this.readBoardInWorker(state, index, expected))) {
+        await this.readBoard(state, (addressKey, points, reachedAt) =>
+          index.load(addressKey, points, reachedAt),
+        );
+      }
       index.finishLoad();
       if (this.boards.get(state.key) !== state) return; // reset or dropped meanwhile
       for (const change of state.pending) {
@@ -229,6 +232,48 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
       if (total <= this.maxEntries) break;
       total -= state.index!.size;
       this.boards.delete(state.key);
+    }
+  }
+
+  /**
+   * SQLite with a database file: the board read and decoded in a worker thread, its entries
+   * placed here as they arrive (see readBoardInWorker). False, having placed nothing, when the
+   * worker cannot run: the caller reads on the main connection.
+   */
+  private async readBoardInWorker(
+    state: BoardState,
+    index: BoardIndex,
+    expected: number,
+  ): Promise<boolean> {
+    if (dialectOf(this.dataSource).kind !== 'sqlite') return false;
+    const file = (this.dataSource.options as { database?: unknown }).database;
+    if (typeof file !== 'string' || file === '' || file === ':memory:') return false;
+    let delivered = 0;
+    try {
+      await readBoardInWorker(
+        file,
+        this.sql.wholeBoard,
+        [state.board.spaceId, state.board.sprintId],
+        expected,
+        (entries) => {
+          delivered++;
+          const others = new Map(entries.others);
+          for (let i = 0; i < entries.count; i++) {
+            const other = others.get(i);
+            if (other !== undefined) index.load(other, entries.points[i], entries.reachedAt[i]);
+            else
+              index.loadPacked(entries.addresses, i * 20, entries.points[i], entries.reachedAt[i]);
+          }
+        },
+        () => !this.closed && this.boards.get(state.key) === state,
+      );
+      return true;
+    } catch (error) {
+      if (delivered > 0) throw error;
+      this.logger.warn(
+        `Reading board ${state.key} in a worker thread failed (${(error as Error).message}): reading it here`,
+      );
+      return false;
     }
   }
 
