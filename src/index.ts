@@ -56,6 +56,7 @@ export type { SpaceEntity } from './spaces/space.entity';
 export { QuestsService } from './quests/quests.service';
 export { ProfilesService } from './profiles/profiles.service';
 export { LeaderboardsService } from './leaderboards/graphql/leaderboards.service';
+export type { RankReadOptions } from './leaderboards/graphql/leaderboards.service';
 export { BoardReader } from './leaderboards/read/board-reader';
 export type { BoardPage, RankedEntry } from './leaderboards/read/board-reader';
 export type { PageRequest } from './leaderboards/paging/page-request';

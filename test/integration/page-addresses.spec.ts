@@ -64,6 +64,17 @@ describe.each(DB_KINDS)("a page's addresses on %s", (kind) => {
     expect(reads.length).toBeLessThanOrEqual(1);
   });
 
+  it('fills them through edges alone, and under aliases', async () => {
+    const data = await query(`{ space(id: 1) { board: loyaltyPointsRanks {
+      edges { entry: node { rank who: address { id address username avatar } } } } } }`);
+    expect(
+      data.space.board.edges.map(({ entry }: { entry: { rank: number; who: unknown } }) => ({
+        rank: entry.rank,
+        address: entry.who,
+      })),
+    ).toEqual(expected);
+  });
+
   it('fills them through named and inline fragments', async () => {
     const data = await query(`{ space(id: 1) { loyaltyPointsRanks { ...Page } } }
       fragment Page on LoyaltyPointsRanks { list { rank ... on LoyaltyPointsRank { ...Who } } }

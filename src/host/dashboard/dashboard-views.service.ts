@@ -122,17 +122,22 @@ export class DashboardViews {
       quests: (await this.quests.listQuests(entity.id)).map(toQuest),
     };
     try {
-      view.board = await this.leaderboards.getPage(entity.id, sprintId, {
-        cursorAfter: param(query.after),
-        cursorBefore: param(query.before),
-      });
+      view.board = await this.leaderboards.getPage(
+        entity.id,
+        sprintId,
+        { cursorAfter: param(query.after), cursorBefore: param(query.before) },
+        // The page's profiles are loaded below, by address.
+        { addresses: false },
+      );
       const addresses = await this.profiles.loadAddresses(
         view.board.list.map((entry) => entry.addressKey),
       );
       view.addresses = new Map(addresses.map((address) => [address.id, address]));
       const address = (param(query.address) ?? '').trim();
       if (address) {
-        const rank = await this.leaderboards.getAddressRank(entity.id, address, sprintId);
+        const rank = await this.leaderboards.getAddressRank(entity.id, address, sprintId, {
+          addresses: false,
+        });
         view.search = { address, rank: rank ? { rank: rank.rank, points: rank.points } : null };
       }
     } catch (error) {

@@ -14,8 +14,8 @@ import { ALL_TIME_SPRINT_ID, BoardRef } from '../ranking/ranking';
 /** What a read loads besides the entries. */
 export interface RankReadOptions {
   /**
-   * Each rank's `address` (username, avatar), in one lookup for the page: set when the query
-   * selects it. Without it, `address` is left unset.
+   * Each rank's `address` (username, avatar), in one lookup for the page. Default true; our
+   * resolvers pass whether the query selects it.
    */
   addresses?: boolean;
   /** The request the read serves: past its deadline, no profile is read (REQUEST_TIMEOUT). */
@@ -42,7 +42,7 @@ export class LeaderboardsService {
     const codec = await this.cursors.getCodec();
     const request = toPageRequest(paging, (cursor) => codec.decode(board, cursor));
     const page = toLoyaltyPointsRanks(board, await this.reader.readPage(board, request), codec);
-    if (options.addresses) await this.attachAddresses(page.list, options.request);
+    if (options.addresses ?? true) await this.attachAddresses(page.list, options.request);
     return page;
   }
 
@@ -72,7 +72,7 @@ export class LeaderboardsService {
     const entry = await this.reader.findEntry(board, addressKeyOf(address));
     if (!entry) return null;
     const rank = toLoyaltyPointsRank(board, entry);
-    if (options.addresses) await this.attachAddresses([rank], options.request);
+    if (options.addresses ?? true) await this.attachAddresses([rank], options.request);
     return rank;
   }
 
