@@ -5,6 +5,7 @@ import {
   boardSql,
   countAheadParams,
   keysetPageParams,
+  splitParams,
 } from '../../src/leaderboards/read/board-sql';
 import { parseDatabaseUrl } from '../../src/storage/connection/database-url';
 import { resolveHostDataSourceOptions } from '../../src/host/config/host-data-source';
@@ -145,6 +146,18 @@ describe.each(DB_KINDS)('leaderboard query plans on %s', (kind) => {
     );
     expect(JSON.stringify(plan)).not.toMatch(/TEMP B-TREE|filesort/i);
   });
+
+  it.each(['boardBefore', 'boardFrom'] as const)(
+    'reads the part of a board %s a split key in index order, with no sort',
+    async (part) => {
+      expectIndexRanges(await boardAccesses(sql[part], splitParams(BOARD, KEY)), 1);
+      const plan: Array<Record<string, unknown>> = await dataSource.query(
+        `${kind === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${sql[part]}`,
+        splitParams(BOARD, KEY),
+      );
+      expect(JSON.stringify(plan)).not.toMatch(/TEMP B-TREE|filesort/i);
+    },
+  );
 
   it('loads a whole board past the statement time limit a request has', async () => {
     const dialect = await resolveDialect(dataSource);

@@ -12,7 +12,7 @@ import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { readOrderedRows } from '../../storage/ordered-rows';
 import { ReadReplicas } from '../../storage/replica/read-replicas';
 import { BoardTotalsStore } from '../ledger/board-totals.store';
-import { BoardSql, boardSql, keysetPageParams } from '../read/board-sql';
+import { BoardSql, boardSql, keysetPageParams, splitParams } from '../read/board-sql';
 import { SqlBoardReader } from '../read/sql-board-reader';
 import type { BoardRef } from '../ranking/ranking';
 import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from '../changes/board-change-feed';
@@ -22,6 +22,8 @@ import { readBoardInWorker } from './sqlite-board-worker';
 export const DEFAULT_MAX_ENTRIES = 5_000_000;
 /** Rows per statement where a board loads in keyset chunks (see readOrderedRows). */
 const LOAD_CHUNK = 50_000;
+/** SQLite boards from this size are read by worker threads (smaller: not worth a thread). */
+const WORKER_FROM = LOAD_CHUNK;
 /** After a failed load, or for a board too large to hold, SQL serves it this long before a retry. */
 const RETRY_AFTER_MS = 30_000;
 
@@ -59,6 +61,10 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
   readonly maxEntries: number;
   private readonly observer?: LoyaltyObserver;
   private closed = false;
+  /** Aborted at shutdown: stops the worker threads of a board being read. */
+  private readonly shutdown = new AbortController();
+  /** Boards being read by worker threads (one at a time: each read takes up to two cores). */
+  private workerReads = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -151,6 +157,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
 
   onApplicationShutdown(): void {
     this.closed = true;
+    this.shutdown.abort();
     this.boards.clear();
   }
 
@@ -186,12 +193,22 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
         this.serveFromSql(state);
         return;
       }
-      const index = new BoardIndex(expected);
+      let index = new BoardIndex(expected);
       // Changes committed before the board was registered and not yet in board_entries (SQLite).
       await this.totalsStore.settle(state.board);
-      if (!(await this.readBoardInWorker(state, index, expected))) {
+      let read = false;
+      try {
+        read = await this.readBoardInWorker(state, index, expected);
+      } catch (error) {
+        this.logger.warn(
+          `Reading board ${state.key} in worker threads failed (${(error as Error).message}): reading it here`,
+        );
+        index = new BoardIndex(expected);
+      }
+      if (!read) {
+        const target = index;
         await this.readBoard(state, (addressKey, points, reachedAt) =>
-          index.load(addressKey, points, reachedAt),
+          target.load(addressKey, points, reachedAt),
         );
       }
       index.finishLoad();
@@ -236,44 +253,53 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
   }
 
   /**
-   * SQLite with a database file: the board read and decoded in a worker thread, its entries
-   * placed here as they arrive (see readBoardInWorker). False, having placed nothing, when the
-   * worker cannot run: the caller reads on the main connection.
+   * SQLite with a database file, a board of WORKER_FROM entries or more, and no other board being
+   * read so: the board read and decoded in worker threads, its entries placed here as they arrive
+   * (see readBoardInWorker). False, having read nothing, where that does not apply; rejects when a
+   * worker fails (the caller then reads on the main connection, into a fresh index).
    */
   private async readBoardInWorker(
     state: BoardState,
     index: BoardIndex,
     expected: number,
   ): Promise<boolean> {
+    if (expected < WORKER_FROM || this.workerReads > 0) return false;
     if (dialectOf(this.dataSource).kind !== 'sqlite') return false;
     const file = (this.dataSource.options as { database?: unknown }).database;
     if (typeof file !== 'string' || file === '' || file === ':memory:') return false;
-    let delivered = 0;
+    const { board } = state;
+    const sql = this.sql;
+    this.workerReads++;
     try {
       await readBoardInWorker(
         file,
-        this.sql.wholeBoard,
-        [state.board.spaceId, state.board.sprintId],
-        expected,
+        {
+          whole: sql.wholeBoard,
+          before: sql.boardBefore,
+          from: sql.boardFrom,
+          at: sql.offsetPage,
+          params: [board.spaceId, board.sprintId],
+          splitParams: (key) => splitParams(board, key),
+          offsetParams: (offset) => [board.spaceId, board.sprintId, 1, offset],
+        },
         (entries) => {
-          delivered++;
-          const others = new Map(entries.others);
+          const others = entries.others.length > 0 ? new Map(entries.others) : undefined;
+          const { addresses, points, reachedAt } = entries;
           for (let i = 0; i < entries.count; i++) {
-            const other = others.get(i);
-            if (other !== undefined) index.load(other, entries.points[i], entries.reachedAt[i]);
-            else
-              index.loadPacked(entries.addresses, i * 20, entries.points[i], entries.reachedAt[i]);
+            const other = others?.get(i);
+            if (other !== undefined) index.load(other, points[i], reachedAt[i]);
+            else index.loadPacked(addresses, i * 20, points[i], reachedAt[i]);
           }
         },
-        () => !this.closed && this.boards.get(state.key) === state,
+        {
+          expected,
+          signal: this.shutdown.signal,
+          stillWanted: () => !this.closed && this.boards.get(state.key) === state,
+        },
       );
       return true;
-    } catch (error) {
-      if (delivered > 0) throw error;
-      this.logger.warn(
-        `Reading board ${state.key} in a worker thread failed (${(error as Error).message}): reading it here`,
-      );
-      return false;
+    } finally {
+      this.workerReads--;
     }
   }
 

@@ -16,6 +16,8 @@ export interface BoardSql {
   pageAfter: string;
   pageBefore: string;
   wholeBoard: string;
+  boardBefore: string;
+  boardFrom: string;
   exportFirst: string;
   exportAfter: string;
   boardState: string;
@@ -54,6 +56,13 @@ export function boardSql(dialect: SqlDialect): BoardSql {
     wholeBoard: dialect.untimed(
       `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} ORDER BY ${FORWARD}`,
     ),
+    // The entries strictly before a key, and those from the key on, each in rank order: a board
+    // read in two parts split at a key (an entry that does not change is in exactly one of them,
+    // whatever is written between the two reads). Params: splitParams.
+    boardBefore: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} AND points >= ?
+      AND (points > ? OR reached_at < ? OR (reached_at = ? AND address_key < ?)) ORDER BY ${FORWARD}`,
+    boardFrom: `SELECT ${COLUMNS} FROM ${ranked} WHERE ${ON_BOARD} AND points <= ?
+      AND (points < ? OR reached_at > ? OR (reached_at = ? AND address_key >= ?)) ORDER BY ${FORWARD}`,
     // An export's pages: a page as above, with each entry's profile. Params: spaceId, sprintId,
     // limit, and keysetPageParams.
     exportFirst: withProfiles(
@@ -109,6 +118,19 @@ function keysetPageSql(table: string, direction: 'after' | 'before'): string {
       UNION ALL ${branch(`points = ? AND reached_at ${gt} ?`, reachedOrder, 'later_reached')}
       UNION ALL ${branch(`points = ? AND reached_at = ? AND address_key ${gt} ?`, addressOrder, 'next_address')}
     ) AS page ORDER BY ${forward ? FORWARD_OUT : BACKWARD_OUT} LIMIT ?`;
+}
+
+/** The parameters of boardBefore and boardFrom for the split key `key`. */
+export function splitParams(board: BoardRef, key: RankKey): unknown[] {
+  return [
+    board.spaceId,
+    board.sprintId,
+    key.points,
+    key.points,
+    key.reachedAt,
+    key.reachedAt,
+    key.addressKey,
+  ];
 }
 
 export function keysetPageParams(board: BoardRef, key: RankKey, limit: number): unknown[] {
