@@ -147,29 +147,20 @@ async function startServer(db, env, { gc = false, jit = false } = {}) {
   return server;
 }
 
-/** The framework floor: bare NestJS + Apollo on Fastify answering `page` from memory. */
-async function startFloor(page) {
-  const floor = child('floor.js');
-  const { port } = await floor.call('start', { page });
-  floor.target = () => ({
+/**
+ * A server of fixed answers in its own process: `floor.js` (bare NestJS + Apollo answering `page`
+ * from memory) or `bare.js` (node:http sending `body`); `args` goes to its start command.
+ */
+async function startFixed(script, args) {
+  const server = child(script);
+  const { port } = await server.call('start', args);
+  server.target = () => ({
     host: '127.0.0.1',
     port,
     path: '/query',
     headers: { 'content-type': 'application/json' },
   });
-  return floor;
-}
-
-async function startBare(body) {
-  const bare = child('bare.js');
-  const { port } = await bare.call('start', { body });
-  bare.target = () => ({
-    host: '127.0.0.1',
-    port,
-    path: '/query',
-    headers: { 'content-type': 'application/json' },
-  });
-  return bare;
+  return server;
 }
 
 const cpuMsOf = (usage) => (usage.user + usage.system) / 1000;
@@ -489,7 +480,9 @@ async function runDb(kind, machine) {
       r.warm = await a.call('warm');
       const captured = (await gql(a, token, pageBodies({}, false)())).body;
       r.responseBytes = Buffer.byteLength(captured);
-      const nest = await startFloor(JSON.parse(captured).data.space.loyaltyPointsRanks);
+      const nest = await startFixed('floor.js', {
+        page: JSON.parse(captured).data.space.loyaltyPointsRanks,
+      });
       servers.push(nest);
       const nestAnswer = await post(a.agent, nest.target(), pageBodies({}, false)());
       if (nestAnswer.body !== captured)
@@ -518,7 +511,7 @@ async function runDb(kind, machine) {
       await floor.close();
       r.sweep.index = await sweep(a, token, 'cursor', cursors);
 
-      const bare = await startBare(captured);
+      const bare = await startFixed('bare.js', { body: captured });
       servers.push(bare);
       [r.load.repeatedFull, r.load.repeatedBare] = await measure(
         [

@@ -103,9 +103,6 @@ const handlers = {
   async stats() {
     return structuredClone(counts);
   },
-  async cpu() {
-    return process.cpuUsage();
-  },
   async close() {
     for (const server of servers) {
       server.closeAllConnections();

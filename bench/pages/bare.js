@@ -24,9 +24,6 @@ const handlers = {
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     return { port: server.address().port };
   },
-  async cpu() {
-    return process.cpuUsage();
-  },
   async close() {
     server?.closeAllConnections();
     server?.close();

@@ -1,7 +1,8 @@
 /* eslint-disable */
 // The child side of bench/pages.js's IPC: answers { id, cmd, ...args } messages with the named
 // handler's result, and exits when the parent goes away (rather than keep a port and a core).
-// Every child also answers profileStart and profileStop (V8's CPU profiler, for --profile).
+// Every child also answers cpu (process.cpuUsage()) and profileStart and profileStop (V8's CPU
+// profiler, for --profile).
 function serveParent(handlers) {
   const all = { ...profilerHandlers(), ...handlers };
   process.on('disconnect', () => process.exit(1));
@@ -21,6 +22,9 @@ function profilerHandlers() {
       session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
     );
   return {
+    async cpu() {
+      return process.cpuUsage();
+    },
     async profileStart() {
       session = new (require('node:inspector').Session)();
       session.connect();

@@ -70,9 +70,6 @@ const handlers = {
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { port: app.getHttpServer().address().port };
   },
-  async cpu() {
-    return process.cpuUsage();
-  },
   async close() {
     await app?.close();
     setImmediate(() => process.exit(0));

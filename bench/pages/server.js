@@ -224,10 +224,6 @@ const handlers = {
     return jitStats;
   },
 
-  async cpu() {
-    return process.cpuUsage();
-  },
-
   async close() {
     await app?.close();
     setImmediate(() => process.exit(0));
