@@ -65,6 +65,8 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
   private readonly shutdown = new AbortController();
   /** Boards being read by worker threads (one at a time: each read takes up to two cores). */
   private workerReads = 0;
+  /** Set once a worker read failed: the next would fail alike. */
+  private workersFailed = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -200,8 +202,10 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
       try {
         read = await this.readBoardInWorker(state, index, expected);
       } catch (error) {
+        // Whatever failed (a database not in WAL mode, threads not allowed) would fail again.
+        this.workersFailed = true;
         this.logger.warn(
-          `Reading board ${state.key} in worker threads failed (${(error as Error).message}): reading it here`,
+          `Reading board ${state.key} in worker threads failed (${(error as Error).message}): this instance reads boards on its main connection from now on`,
         );
         index = new BoardIndex(expected);
       }
@@ -211,8 +215,9 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
           target.load(addressKey, points, reachedAt),
         );
       }
+      // Shut down, reset or dropped meanwhile (the read may have stopped short).
+      if (this.closed || this.boards.get(state.key) !== state) return;
       index.finishLoad();
-      if (this.boards.get(state.key) !== state) return; // reset or dropped meanwhile
       for (const change of state.pending) {
         if (change.addressKey !== null)
           index.set(change.addressKey, change.points, change.reachedAt);
@@ -263,7 +268,7 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     index: BoardIndex,
     expected: number,
   ): Promise<boolean> {
-    if (expected < WORKER_FROM || this.workerReads > 0) return false;
+    if (expected < WORKER_FROM || this.workerReads > 0 || this.workersFailed) return false;
     if (dialectOf(this.dataSource).kind !== 'sqlite') return false;
     const file = (this.dataSource.options as { database?: unknown }).database;
     if (typeof file !== 'string' || file === '' || file === ':memory:') return false;

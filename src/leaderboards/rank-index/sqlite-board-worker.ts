@@ -264,7 +264,11 @@ export function readBoardInWorker(
             }
             if (message === 'done') done[part] = true;
             else held[part].push(message);
-            if (!scheduled) drain();
+            // Placed on a later turn: a port hands over every message it holds in one go.
+            if (!scheduled) {
+              scheduled = true;
+              setImmediate(() => guarded(drain));
+            }
           }
         }),
       );
