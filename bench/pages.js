@@ -34,6 +34,7 @@
 //  2. the framework floor (bench/pages/floor.js): a bare NestJS + Apollo app on Fastify, same
 //     versions, serving the service's schema.gql and the same first page from memory, with no
 //     token check, rate limit, plugin or guard; targets 2a-2c compare the uncached pages with it.
+//     A second floor has Apollo's cache-control plugin off, as the service runs: reported beside.
 //     Beside it, for where the time goes: our own stack with BoardReader and
 //     ProfilesService.loadAddresses answering a fixed page captured from a real answer;
 //  3. the same body every time, full stack versus bare node:http sending the captured bytes;
@@ -483,23 +484,34 @@ async function runDb(kind, machine) {
       const nest = await startFixed('floor.js', {
         page: JSON.parse(captured).data.space.loyaltyPointsRanks,
       });
-      servers.push(nest);
-      const nestAnswer = await post(a.agent, nest.target(), pageBodies({}, false)());
-      if (nestAnswer.body !== captured)
-        throw new Error(
-          `the framework floor answers other bytes: ${nestAnswer.body.slice(0, 300)}`,
-        );
+      const tuned = await startFixed('floor.js', {
+        page: JSON.parse(captured).data.space.loyaltyPointsRanks,
+        cacheControl: false,
+      });
+      servers.push(nest, tuned);
+      for (const fixed of [nest, tuned]) {
+        const answer = await post(a.agent, fixed.target(), pageBodies({}, false)());
+        if (answer.body !== captured)
+          throw new Error(`the framework floor answers other bytes: ${answer.body.slice(0, 300)}`);
+      }
       const floor = await start(INDEX_ENV);
       r.floorPage = await floor.call('floor');
-      [r.load.indexFirst, r.load.indexDeep, r.load.nestFloor, r.load.floor] = await measure(
-        [
-          { server: a, target: a.target(token), variables: {}, expect: firstRankIs(0) },
-          { server: a, target: a.target(token), variables: deepCursor, expect: firstRankIs(DEEP) },
-          { server: nest, target: nest.target(), variables: {}, expect: firstRankIs(0) },
-          { server: floor, target: floor.target(token), variables: {}, expect: firstRankIs(0) },
-        ],
-        ROUNDS,
-      );
+      [r.load.indexFirst, r.load.indexDeep, r.load.nestFloor, r.load.tunedFloor, r.load.floor] =
+        await measure(
+          [
+            { server: a, target: a.target(token), variables: {}, expect: firstRankIs(0) },
+            {
+              server: a,
+              target: a.target(token),
+              variables: deepCursor,
+              expect: firstRankIs(DEEP),
+            },
+            { server: nest, target: nest.target(), variables: {}, expect: firstRankIs(0) },
+            { server: tuned, target: tuned.target(), variables: {}, expect: firstRankIs(0) },
+            { server: floor, target: floor.target(token), variables: {}, expect: firstRankIs(0) },
+          ],
+          ROUNDS,
+        );
       if (PROFILE_SECONDS > 0) {
         r.profile = {
           service: await profile(a, a.target(token), `${kind}-service`),
@@ -507,6 +519,7 @@ async function runDb(kind, machine) {
         };
       }
       await nest.close();
+      await tuned.close();
       r.floorPage.calls = await floor.call('floorCalls');
       await floor.close();
       r.sweep.index = await sweep(a, token, 'cursor', cursors);
@@ -718,7 +731,7 @@ function report(r) {
   );
   lines.push(
     `load: ${CONNECTIONS} connections, ${DURATION_MS / 1000} s after ${WARMUP_MS / 1000} s warm-up ` +
-      `(the first four rows interleaved in ${ROUNDS} rounds, then the next two); ` +
+      `(the first five rows interleaved in ${ROUNDS} rounds, then the next two); ` +
       `"uncached" = a distinct body per request (${VARY === 'comment' ? 'a "# n" comment' : 'an unused variable'}); ` +
       `page ${fmt(r.responseBytes)} bytes`,
   );
@@ -761,6 +774,7 @@ function report(r) {
   row('index, first page, uncached', L.indexFirst);
   row(`index, depth ${fmt(DEEP)}, uncached`, L.indexDeep);
   row('framework floor: bare NestJS + Apollo', L.nestFloor);
+  row('  the same, Apollo cache-control plugin off', L.tunedFloor);
   row('our stack, fixed page (no data work)', L.floor);
   row('same body every time, full stack', L.repeatedFull);
   row('same body every time, bare node:http', L.repeatedBare);
@@ -795,6 +809,13 @@ function report(r) {
         (jit ? `; compiled ${jit.compiled}, served ${jit.served}, fell back ${jit.fellBack}` : ''),
     );
   }
+  if (L.tunedFloor && L.indexFirst && L.indexDeep)
+    lines.push(
+      `against the floor with Apollo's cache-control plugin off (as the service runs): first page ` +
+        `${((100 * L.indexFirst.rps) / L.tunedFloor.rps).toFixed(1)}%, depth ${fmt(DEEP)} ` +
+        `${((100 * L.indexDeep.rps) / L.tunedFloor.rps).toFixed(1)}%, p99 ` +
+        `${(L.indexFirst.p99 / L.tunedFloor.p99).toFixed(2)}x`,
+    );
   if (r.floorPage)
     lines.push(
       `floor: fixed readPage answered ${fmt(r.floorPage.calls)} times${r.floorPage.calls === 0 ? ' (THE PATCH MISSED THE READ PATH)' : ''}`,

@@ -4,7 +4,9 @@
 // answer fixed objects captured from a real answer. No token check, rate limit, plugin, guard,
 // filter, DataLoader or database: what NestJS and Apollo cost for this page, and nothing of ours.
 // It runs in its own process, measured exactly as the service is.
-// IPC: { cmd: 'start', page } -> { port }; { cmd: 'cpu' }; { cmd: 'close' }.
+// With `cacheControl: false`, Apollo's default cache-control plugin (which wraps every field) is
+// off, as the service has it: the floor an app tuned like the service would have.
+// IPC: { cmd: 'start', page, cacheControl? } -> { port }; { cmd: 'cpu' }; { cmd: 'close' }.
 /* eslint-disable */
 require('reflect-metadata');
 const path = require('node:path');
@@ -14,6 +16,7 @@ const { NestFactory } = require('@nestjs/core');
 const { FastifyAdapter } = require('@nestjs/platform-fastify');
 const { GraphQLModule, Resolver, Query, ResolveField, Args, Parent } = require('@nestjs/graphql');
 const { ApolloDriver } = require('@nestjs/apollo');
+const { ApolloServerPluginCacheControlDisabled } = require('@apollo/server/plugin/disabled');
 
 let app;
 
@@ -24,7 +27,8 @@ function method(target, name, decorators, parameters = []) {
   for (const decorator of decorators) decorator(target.prototype, name, descriptor);
 }
 
-function floorModule(page) {
+/** `cacheControl: false`: without Apollo's default cache-control plugin (the service turns it off). */
+function floorModule(page, cacheControl) {
   const space = { id: '1', name: 'Bench', description: null };
 
   class QueryResolver {
@@ -56,6 +60,7 @@ function floorModule(page) {
         path: '/query',
         typePaths: [path.join(__dirname, '../../schema.gql')],
         playground: false,
+        plugins: cacheControl ? [] : [ApolloServerPluginCacheControlDisabled()],
       }),
     ],
     providers: [QueryResolver, SpaceResolver],
@@ -65,8 +70,10 @@ function floorModule(page) {
 
 const handlers = {
   /** `page`: the loyaltyPointsRanks object of a real answer, as the resolver's fixed result. */
-  async start({ page }) {
-    app = await NestFactory.create(floorModule(page), new FastifyAdapter(), { logger: false });
+  async start({ page, cacheControl = true }) {
+    app = await NestFactory.create(floorModule(page, cacheControl), new FastifyAdapter(), {
+      logger: false,
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { port: app.getHttpServer().address().port };
   },
