@@ -15,6 +15,7 @@ import { SqliteLedgerDayIndex1764200000000 } from './storage/migrations/17642000
 import { BoardBacklog1764300000000 } from './storage/migrations/1764300000000-board-backlog';
 import { SpaceTokens1764400000000 } from './storage/migrations/1764400000000-space-tokens';
 import { BoardRankBuckets1764500000000 } from './storage/migrations/1764500000000-board-rank-buckets';
+import { LedgerReasons1764600000000 } from './storage/migrations/1764600000000-ledger-reasons';
 import { ServiceSettingEntity } from './storage/schema/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -41,4 +42,5 @@ export const LOYALTY_MIGRATIONS = [
   BoardBacklog1764300000000,
   SpaceTokens1764400000000,
   BoardRankBuckets1764500000000,
+  LedgerReasons1764600000000,
 ];

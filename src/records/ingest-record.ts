@@ -55,6 +55,8 @@ export interface PointsRecord {
   address: string;
   points: number;
   occurredAt: number;
+  /** Why the points were granted or deducted, kept in the ledger; null or absent: none given. */
+  reason?: string | null;
 }
 
 export type IngestRecord =
@@ -67,6 +69,8 @@ export type ParseResult =
 
 export const MAX_INT_ID = 2_147_483_647;
 export const MAX_POINTS_PER_RECORD = 1_000_000_000;
+/** A points record's reason, in characters (points_events.reason). */
+export const MAX_REASON_LENGTH = 200;
 
 /** A record refused for one field; the message names the field too. */
 class RecordError extends Error {
@@ -131,7 +135,7 @@ const FIELDS: Record<IngestRecord['type'], readonly string[]> = {
   profile: ['address', 'username', 'avatar'],
   quest: ['id', 'spaceId', 'name', 'status', 'questType', 'startTime', 'endTime', 'cap'],
   participation: ['questId', 'address'],
-  points: ['key', 'spaceId', 'address', 'points', 'occurredAt'],
+  points: ['key', 'spaceId', 'address', 'points', 'occurredAt', 'reason'],
 };
 
 type Source = Record<string, unknown>;
@@ -286,6 +290,7 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
           int(s, 'points', -MAX_POINTS_PER_RECORD, MAX_POINTS_PER_RECORD),
         ),
         occurredAt: required(s, 'occurredAt', () => time(s, 'occurredAt')),
+        reason: optional(s, 'reason', () => text(s, 'reason', MAX_REASON_LENGTH).trim(), true),
       };
   }
 }

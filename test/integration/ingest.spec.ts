@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { BoardTotalsStore } from '../../src/leaderboards/ledger/board-totals.store';
+import { PointsLedgerService } from '../../src/leaderboards/ledger/points-ledger.service';
 import { IngestLoad } from '../../src/host/http/ingest-load';
 import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';
 import { runCli } from '../utils/cli';
@@ -187,6 +188,54 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       },
     ]);
     expect(await walk()).toEqual(before);
+  });
+
+  it("keeps each points record's reason in the ledger, newest first per address", async () => {
+    const reasoned = (key: string, value: number, at: string, reason?: string | null) => ({
+      ...points(key, '0xREASON', value, at),
+      ...(reason === undefined ? {} : { reason }),
+    });
+    const batch = [
+      reasoned('why-1', 50, '2026-03-04T00:00:00Z', '  Won the March quiz '),
+      reasoned('why-2', -20, '2026-03-05T00:00:00Z', 'Refund of a double grant'),
+      reasoned('why-3', 5, '2026-03-05T00:00:00Z'),
+    ];
+    expect((await post(JSON.stringify(batch))).body).toMatchObject({ accepted: 3 });
+    // The reason is part of the record: the same key again with another reason is refused.
+    const changed = await post(
+      JSON.stringify([reasoned('why-2', -20, '2026-03-05T00:00:00Z', 'Another reason')]),
+    );
+    expect(changed.body.results[0]).toMatchObject({ status: 'refused', field: 'key' });
+    const tooLong = await post(
+      JSON.stringify([reasoned('why-4', 1, '2026-03-05T00:00:00Z', 'x'.repeat(201))]),
+    );
+    expect(tooLong.body.results[0]).toEqual({
+      line: 1,
+      status: 'refused',
+      field: 'reason',
+      reason: 'reason must be at most 200 characters',
+    });
+    const ledger = t.app.get(PointsLedgerService);
+    const history = await ledger.addressEvents(1, '0xreason', { limit: 2 });
+    expect(history).toEqual({
+      events: [
+        {
+          key: 'why-2',
+          points: -20,
+          occurredAt: Date.parse('2026-03-05T00:00:00Z'),
+          reason: 'Refund of a double grant',
+        },
+        { key: 'why-3', points: 5, occurredAt: Date.parse('2026-03-05T00:00:00Z'), reason: null },
+      ],
+      more: true,
+    });
+    const all = await ledger.addressEvents(1, '0xReason', { limit: 10 });
+    expect(all.more).toBe(false);
+    expect(all.events.map((e) => [e.key, e.reason])).toEqual([
+      ['why-2', 'Refund of a double grant'],
+      ['why-3', null],
+      ['why-1', 'Won the March quiz'],
+    ]);
   });
 
   it('applies each record once when 20 deliveries of the same batch race', async () => {

@@ -77,6 +77,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'BoardBacklog1764300000000',
       'SpaceTokens1764400000000',
       'BoardRankBuckets1764500000000',
+      'LedgerReasons1764600000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -95,11 +96,11 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     );
   });
 
-  it("index the ledger's time by day on SQLite, by exact time elsewhere", async () => {
+  it("index the ledger's time by day on SQLite, by exact time elsewhere, and each address's entries", async () => {
     const sql =
       kind === 'sqlite'
         ? "SELECT name, sql AS definition FROM sqlite_master WHERE type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL"
-        : "SELECT index_name AS name, GROUP_CONCAT(column_name ORDER BY seq_in_index) AS definition FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'points_events' AND index_name <> 'PRIMARY' GROUP BY index_name";
+        : "SELECT index_name AS name, GROUP_CONCAT(column_name ORDER BY seq_in_index) AS definition FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'points_events' AND index_name <> 'PRIMARY' GROUP BY index_name ORDER BY index_name";
     const rows: Array<{ name: string; definition: string }> = await dataSource.query(sql);
     expect(rows.map((row) => [row.name, String(row.definition).replace(/\s+/g, ' ')])).toEqual(
       kind === 'sqlite'
@@ -108,8 +109,15 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
               'ix_points_events_space_day',
               'CREATE INDEX ix_points_events_space_day ON points_events (space_id, occurred_at / 86400000)',
             ],
+            [
+              'ix_points_events_address',
+              'CREATE INDEX ix_points_events_address ON points_events (space_id, address_key, occurred_at)',
+            ],
           ]
-        : [['ix_points_events_space_time', 'space_id,occurred_at']],
+        : [
+            ['ix_points_events_address', 'space_id,address_key,occurred_at'],
+            ['ix_points_events_space_time', 'space_id,occurred_at'],
+          ],
     );
   });
 
@@ -134,7 +142,10 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
        VALUES (7, 0, '0xb', 5, 2), (7, 0, '0xa', 3, 1)`,
     );
     const rows = async () => [
-      await dataSource.query('SELECT * FROM points_events ORDER BY event_key'),
+      // The columns every migration has (the ledger reasons' adds reason).
+      await dataSource.query(
+        'SELECT event_key, space_id, address_key, points, occurred_at FROM points_events ORDER BY event_key',
+      ),
       // The columns every migration has (the rank buckets' adds prior_reached_at).
       await dataSource.query(
         'SELECT space_id, sprint_id, address_key, points, reached_at FROM board_entries ORDER BY address_key',
@@ -215,7 +226,9 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     expect(await rows()).toEqual(written);
     await dataSource.runMigrations({ transaction: 'each' });
     expect(await rows()).toEqual(written);
-    expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_day'] : []);
+    expect(await ledgerIndexes()).toEqual(
+      kind === 'sqlite' ? ['ix_points_events_address', 'ix_points_events_space_day'] : [],
+    );
     expect(await boardColumns()).toEqual([
       'space_id',
       'sprint_id',
@@ -290,6 +303,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'BoardBacklog1764300000000',
         'SpaceTokens1764400000000',
         'BoardRankBuckets1764500000000',
+        'LedgerReasons1764600000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
@@ -378,6 +392,7 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
       expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
         'SpaceTokens1764400000000',
         'BoardRankBuckets1764500000000',
+        'LedgerReasons1764600000000',
       ]);
       expect(
         await after.query(
@@ -490,6 +505,7 @@ describe.each(DB_KINDS)(
         expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
           'SpaceTokens1764400000000',
           'BoardRankBuckets1764500000000',
+          'LedgerReasons1764600000000',
         ]);
         // The schema the entities describe, the index once, and the rows as they were.
         const pending = await after.driver.createSchemaBuilder().log();

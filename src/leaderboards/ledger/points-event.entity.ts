@@ -11,6 +11,7 @@ import { asNumber } from '../../storage/schema/numeric.transformer';
 @Entity({ name: 'points_events', withoutRowid: true })
 @Index('ix_points_events_space_time', { synchronize: false })
 @Index('ix_points_events_space_day', { synchronize: false })
+@Index('ix_points_events_address', ['spaceId', 'addressKey', 'occurredAt'])
 export class PointsEventEntity {
   @PrimaryColumn({ name: 'event_key', type: 'varchar', length: 191 })
   key!: string;
@@ -26,4 +27,8 @@ export class PointsEventEntity {
 
   @Column({ name: 'occurred_at', type: 'bigint', transformer: asNumber })
   occurredAt!: number;
+
+  /** The sender's reason for the points (migration 1764600000000); null when none was given. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  reason!: string | null;
 }

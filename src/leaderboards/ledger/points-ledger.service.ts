@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { addressKeyOf } from '../../common/address-key';
 import type { PointsRecord } from '../../records/ingest-record';
 import { RecordOutcome, accepted, duplicate, refused } from '../../records/record-outcome';
@@ -10,6 +11,7 @@ import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { insertRows } from '../../storage/insert-rows';
 import { BoardTotalsStore } from './board-totals.store';
+import { PointsEventEntity } from './points-event.entity';
 import {
   announceAsReset,
   appendBoardReset,
@@ -27,6 +29,15 @@ interface LedgerEvent {
   address: string;
   points: number;
   occurredAt: number;
+  reason: string | null;
+}
+
+/** A ledger entry as an address's history shows it; `occurredAt` in epoch ms. */
+export interface AddressLedgerEntry {
+  key: string;
+  points: number;
+  occurredAt: number;
+  reason: string | null;
 }
 
 /** One (board, address) pair that a batch of events changes. */
@@ -81,8 +92,34 @@ export class PointsLedgerService {
     private readonly profiles: ProfilesService,
     private readonly totalsStore: BoardTotalsStore,
     @InjectSqlDialect() private readonly dialect: SqlDialect,
+    @InjectRepository(PointsEventEntity) private readonly events: Repository<PointsEventEntity>,
   ) {
     this.buckets = new RankBucketSql(dialect);
+  }
+
+  /**
+   * One address's ledger entries in a space, newest first (ties by key), at most `limit`; `more`
+   * tells whether older ones exist. Reads the (space_id, address_key, occurred_at) index.
+   */
+  async addressEvents(
+    spaceId: number,
+    address: string,
+    options: { limit: number },
+  ): Promise<{ events: AddressLedgerEntry[]; more: boolean }> {
+    const rows = await this.events.find({
+      where: { spaceId, addressKey: addressKeyOf(address) },
+      order: { occurredAt: 'DESC', key: 'ASC' },
+      take: options.limit + 1,
+    });
+    return {
+      events: rows.slice(0, options.limit).map((row) => ({
+        key: row.key,
+        points: row.points,
+        occurredAt: row.occurredAt,
+        reason: row.reason,
+      })),
+      more: rows.length > options.limit,
+    };
   }
 
   async ingestPoints(
@@ -108,6 +145,7 @@ export class PointsLedgerService {
         address: record.address,
         points: record.points,
         occurredAt: record.occurredAt,
+        reason: record.reason ?? null,
       };
       const prior = seen.get(record.key);
       if (prior) {
@@ -168,7 +206,7 @@ export class PointsLedgerService {
     const stored = new Map<string, LedgerEvent>();
     for (const part of chunk(keys, IN_CHUNK)) {
       const rows: Array<Record<string, unknown>> = await manager.query(
-        `SELECT event_key AS eventKey, space_id AS spaceId, address_key AS addressKey, points, occurred_at AS occurredAt
+        `SELECT event_key AS eventKey, space_id AS spaceId, address_key AS addressKey, points, occurred_at AS occurredAt, reason
          FROM points_events WHERE event_key IN (${part.map(() => '?').join(', ')})`,
         part,
       );
@@ -180,6 +218,7 @@ export class PointsLedgerService {
           address: String(row.addressKey),
           points: num(row.points),
           occurredAt: num(row.occurredAt),
+          reason: row.reason === null || row.reason === undefined ? null : String(row.reason),
         });
       }
     }
@@ -306,6 +345,7 @@ export class PointsLedgerService {
       e.addressKey,
       e.points,
       e.occurredAt,
+      e.reason,
     ]);
   }
 
@@ -369,7 +409,7 @@ export class PointsLedgerService {
   }
 }
 
-const EVENT_COLUMNS = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at'];
+const EVENT_COLUMNS = ['event_key', 'space_id', 'address_key', 'points', 'occurred_at', 'reason'];
 
 const entryId = (spaceId: number, sprintId: number, addressKey: string) =>
   `${spaceId}\u0000${sprintId}\u0000${addressKey}`;
@@ -448,6 +488,7 @@ function sameContent(a: LedgerEvent, b: LedgerEvent): boolean {
     a.spaceId === b.spaceId &&
     a.addressKey === b.addressKey &&
     a.points === b.points &&
-    a.occurredAt === b.occurredAt
+    a.occurredAt === b.occurredAt &&
+    a.reason === b.reason
   );
 }
