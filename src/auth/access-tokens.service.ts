@@ -1,11 +1,12 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { FindOptionsWhere, In, IsNull, MoreThan, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, In, IsNull, MoreThan, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { SingleFlight } from '../common/single-flight';
 import { parseDisplayName } from '../common/text/display-name';
+import { dialectOf } from '../storage/dialect/sql-dialect';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { AccessTokenEntity } from './access-token.entity';
 import { displayPrefixOf, generateToken, hashToken, isWellFormedToken } from './token-format';
@@ -41,6 +42,12 @@ export interface CreateTokenOptions {
   spaceId?: number | null;
   /** Epoch ms from which it is refused (see parseTokenExpiry); null or absent: never. */
   expiresAt?: number | null;
+  /**
+   * Refuse (ALREADY_EXISTS) a name that a live token of the same owner (the same space, or the
+   * deployment) already has, compared case-insensitively: two live "ci" tokens cannot be told
+   * apart in a list, nor revoked by name with confidence. Off for hosts that name tokens freely.
+   */
+  uniqueName?: boolean;
 }
 
 /** Which tokens {@link AccessTokensService.list} answers. */
@@ -136,7 +143,14 @@ export class AccessTokensService implements OnApplicationShutdown {
       checkExpiry(options.expiresAt, now),
       now,
     );
-    await this.tokens.insert(entity.row);
+    if (!options.uniqueName) {
+      await this.tokens.insert(entity.row);
+      return entity.created;
+    }
+    await this.transactions.run(async (manager) => {
+      await refuseTakenName(manager, entity.row, now);
+      await manager.getRepository(AccessTokenEntity).insert(entity.row);
+    });
     return entity.created;
   }
 
@@ -443,6 +457,36 @@ export class AccessTokensService implements OnApplicationShutdown {
     // Built before the insert, which may leave the columns' stored forms on the entity.
     return { row, created: { ...toInfo(row), token } };
   }
+}
+
+/**
+ * Refuses `token`'s name when a live token of its owner has it, in any letter case. The owner's
+ * rows are read under a write lock where the database has row locks, so that two creations of
+ * one name at once do not both pass: the second waits, or deadlocks and is retried, and then sees
+ * the first. SQLite runs one write transaction at a time.
+ */
+async function refuseTakenName(
+  manager: EntityManager,
+  token: AccessTokenEntity,
+  now: number,
+): Promise<void> {
+  const owner = token.spaceId === null ? 'space_id IS NULL' : 'space_id = ?';
+  const rows: Array<{ name: string; expires_at: unknown }> = await manager.query(
+    `SELECT name, expires_at FROM access_tokens WHERE ${owner} AND revoked_at IS NULL${dialectOf(manager).lockRows('update')}`,
+    token.spaceId === null ? [] : [token.spaceId],
+  );
+  const wanted = token.name.toLowerCase();
+  const taken = rows.some(
+    (row) =>
+      row.name.toLowerCase() === wanted &&
+      (row.expires_at === null || Number(row.expires_at) > now),
+  );
+  if (!taken) return;
+  const owned = token.spaceId === null ? 'the deployment' : `space ${token.spaceId}`;
+  throw new LoyaltyException(
+    ErrorCode.ALREADY_EXISTS,
+    `A live token of ${owned} is named "${token.name}" already: choose another name, or rotate or revoke that token`,
+  );
 }
 
 /** Conditions (any of) for a token that is live at `now`: not revoked, not expired. */

@@ -15,6 +15,8 @@ import { ShutdownState } from './health/shutdown-state.service';
 import { answerBodyFailures, RouteLimits } from './http/body-failures';
 import { installErrorEnvelopes, refuseUnrouted, sendError } from './http/http-errors';
 import { HttpErrorsFilter } from './http/http-errors.filter';
+import { DashboardAuth } from './dashboard/dashboard-auth.service';
+import { dashboardNotFound, installFavicon } from './dashboard/not-found';
 import { RouteTable } from './http/route-table';
 import { gateTokenOf, installQueryGate, refuse, SHUTTING_DOWN } from './http/query-gate';
 import { installResponseCache } from './http/response-cache';
@@ -234,7 +236,9 @@ export async function createApp(
     else done();
   });
   installErrorEnvelopes(fastify, QUERY_PATH);
-  app.useGlobalFilters(new HttpErrorsFilter(routes));
+  installFavicon(fastify);
+  // Unknown /dashboard addresses get the dashboard's 404 page; every other path, the envelope.
+  app.useGlobalFilters(new HttpErrorsFilter(routes, [dashboardNotFound(app.get(DashboardAuth))]));
   app.enableShutdownHooks();
   await app.init();
   await fastify.ready();

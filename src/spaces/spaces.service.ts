@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, LessThan, MoreThan, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { SingleFlight } from '../common/single-flight';
@@ -139,6 +139,46 @@ export class SpacesService {
 
   listSprints(spaceId: number): Promise<SprintEntity[]> {
     return this.sprints.find({ where: { spaceId }, order: { startTime: 'ASC', id: 'ASC' } });
+  }
+
+  /** A sprint by id, whichever space it belongs to; null when there is none. */
+  findSprint(sprintId: number): Promise<SprintEntity | null> {
+    return this.sprints.findOneBy({ id: sprintId });
+  }
+
+  /**
+   * The sprints of the space whose window [start, end) shares a moment with [startTime, endTime),
+   * by start time, leaving out `exceptId` (the sprint being moved). Windows that only touch (one
+   * ends when the other starts) do not overlap: an event counts for one of them only.
+   */
+  async overlappingSprints(
+    spaceId: number,
+    startTime: number,
+    endTime: number,
+    exceptId?: number,
+  ): Promise<SprintEntity[]> {
+    const found = await this.sprints.find({
+      where: { spaceId, startTime: LessThan(endTime), endTime: MoreThan(startTime) },
+      order: { startTime: 'ASC', id: 'ASC' },
+    });
+    return found.filter((sprint) => sprint.id !== exceptId);
+  }
+
+  /** One more than the greatest space id (1 for none): what a form proposes for a new space. */
+  nextSpaceId(): Promise<number> {
+    return this.nextId('spaces');
+  }
+
+  /** One more than the greatest sprint id of every space: sprint ids are shared by all of them. */
+  nextSprintId(): Promise<number> {
+    return this.nextId('sprints');
+  }
+
+  private async nextId(table: 'spaces' | 'sprints'): Promise<number> {
+    const [row]: Array<{ id: unknown }> = await this.spaces.manager.query(
+      `SELECT MAX(id) AS id FROM ${table}`,
+    );
+    return row?.id === null || row?.id === undefined ? 1 : num(row.id) + 1;
   }
 
   async existingSpaceIds(manager: EntityManager, ids: readonly number[]): Promise<Set<number>> {

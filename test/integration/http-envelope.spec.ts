@@ -142,7 +142,6 @@ describe.each(DB_KINDS)('JSON error answers of the host on %s', (kind) => {
       ['POST', '/settings/nope'],
       ['GET', '/settings/server-api/tokens/x/y'],
       ['GET', '/health/nope'],
-      ['GET', '/dashboard/nope'],
       ['GET', '/query/'],
     ]) {
       const answer = await admin.request(path, {

@@ -5,8 +5,11 @@ export const DASHBOARD_CSS = `
 * { box-sizing: border-box; }
 body { margin:0; font:16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:var(--bg); }
 a { color:var(--accent); }
-:focus-visible { outline:3px solid #f0b429; outline-offset:2px; }
-.skip { position:absolute; left:-999px; } .skip:focus { left:8px; top:8px; background:#fff; padding:4px 8px; z-index:2; }
+/* Focus: a dark ring on light ground, a yellow one on the dark header; never removed. */
+:focus-visible { outline:3px solid #1d3f8f; outline-offset:2px; }
+header :focus-visible { outline-color:#f0b429; }
+main:focus { outline:none; }
+.skip { position:absolute; left:-999px; } .skip:focus { left:8px; top:8px; background:#fff; color:#1d3f8f; padding:4px 8px; z-index:2; }
 header { display:flex; flex-wrap:wrap; gap:8px 24px; align-items:center; justify-content:space-between; padding:12px 24px; background:#14213d; color:#fff; }
 header a, header .link { color:#fff; }
 .brand { font-weight:700; }
@@ -21,7 +24,10 @@ label { display:block; font-weight:600; margin:12px 0 4px; }
 .row label { margin:0; align-self:center; }
 input, select { font:inherit; padding:8px 10px; border:1px solid #b9c0cc; border-radius:6px; width:100%; background:#fff; }
 button, .button { font:inherit; padding:8px 16px; border-radius:6px; border:1px solid var(--accent); background:var(--accent); color:#fff; cursor:pointer; }
-button.danger { background:var(--danger); border-color:var(--danger); color:#fff; }
+/* A red action: red words on light ground (links), white words on red (buttons). The button rule
+   comes after .danger and is more specific, so no red ever lands on red. */
+.danger, a.danger { color:var(--danger); }
+button.danger, .button.danger, button.danger:hover, button.danger:focus { background:var(--danger); border-color:var(--danger); color:#fff; }
 button.link { background:none; border:none; padding:0; text-decoration:underline; }
 form .row, form.row { display:flex; flex-wrap:wrap; gap:8px; align-items:center; }
 form.row input, form.row select { width:auto; flex:1 1 180px; }
@@ -52,7 +58,6 @@ th { font-size:13px; text-transform:uppercase; letter-spacing:.04em; color:var(-
 code { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:14px; }
 .address { word-break:break-all; }
 .muted, .empty { color:var(--muted); }
-.danger { color:var(--danger); }
 .filters { display:flex; flex-wrap:wrap; gap:12px 32px; }
 .pager { display:flex; justify-content:space-between; align-items:center; margin-top:12px; }
 .spaces { list-style:none; padding:0; display:grid; grid-template-columns:repeat(auto-fill, minmax(260px, 1fr)); gap:16px; }
@@ -70,8 +75,9 @@ dl.summary { display:grid; grid-template-columns:max-content 1fr; gap:6px 16px; 
 dl.summary dt { font-weight:600; } dl.summary dd { margin:0; }
 ul.plain { list-style:none; margin:0; padding:0; }
 .row.buttons { margin-top:16px; } form .row.buttons > button { margin-top:0; }
-.downloads { gap:16px; margin:0; }
+.downloads { display:flex; flex-wrap:wrap; gap:8px 16px; margin:0; align-items:center; }
 .narrow-form { max-width:420px; }
+form .draft-restored { flex-basis:100%; margin-top:0; }
 [hidden] { display:none !important; }
 .visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 @media (max-width: 640px) {
@@ -105,4 +111,81 @@ document.addEventListener('click', async (event) => {
   }
   button.textContent = 'Copied';
 });
+// Drafts: what an admin typed survives a session that ended before the form was sent. On submit,
+// a POST form's plain fields (never _csrf, hidden, read-only or password fields) go to
+// sessionStorage. The next page decides: the sign-in page holds on to the draft; the page reached
+// by signing in puts it back into the same form; any other page means the form was answered
+// (done, or refused and shown again with its fields), so the draft goes.
+(() => {
+  const KEY = 'lb-dashboard-draft';
+  const SKIPPED = ['hidden', 'password', 'file', 'submit', 'button', 'reset', 'image'];
+  const read = () => {
+    try { return JSON.parse(sessionStorage.getItem(KEY) || 'null'); } catch { return null; }
+  };
+  const write = (draft) => {
+    try {
+      if (draft) sessionStorage.setItem(KEY, JSON.stringify(draft));
+      else sessionStorage.removeItem(KEY);
+    } catch {
+      // Storage off: no drafts, the forms work as ever.
+    }
+  };
+  const kept = (field) =>
+    Boolean(field.name) && field.name !== '_csrf' && !field.disabled && !field.readOnly &&
+    !SKIPPED.includes(field.type) && !/password/.test(field.autocomplete || '') &&
+    !field.hasAttribute('data-secret');
+  const toggles = (field) => field.type === 'checkbox' || field.type === 'radio';
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.method !== 'post') return;
+    if (form.hasAttribute('data-no-draft')) return;
+    const fields = [];
+    for (const field of form.elements) {
+      if (!kept(field)) continue;
+      if (toggles(field)) fields.push({ name: field.name, value: field.value, checked: field.checked });
+      else if (field.tagName === 'SELECT' && field.multiple)
+        fields.push({ name: field.name, values: [...field.selectedOptions].map((o) => o.value) });
+      else fields.push({ name: field.name, value: field.value });
+    }
+    write({ action: form.getAttribute('action'), fields, signingIn: false });
+  });
+  const draft = read();
+  if (!draft) return;
+  if (document.querySelector('form[data-sign-in]')) {
+    if (!draft.signingIn) write({ ...draft, signingIn: true });
+    return;
+  }
+  write(null);
+  if (!draft.signingIn) return;
+  const form = [...document.querySelectorAll('form[method="post"]')]
+    .find((candidate) => candidate.getAttribute('action') === draft.action);
+  if (!form) return;
+  for (const saved of draft.fields) {
+    for (const field of form.elements) {
+      if (field.name !== saved.name || !kept(field)) continue;
+      if (toggles(field)) {
+        if ('checked' in saved && field.value === saved.value) field.checked = saved.checked;
+      } else if (Array.isArray(saved.values)) {
+        for (const option of field.options) option.selected = saved.values.includes(option.value);
+      } else if (typeof saved.value === 'string') {
+        field.value = saved.value;
+      }
+      field.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+  }
+  const note = document.createElement('p');
+  note.className = 'alert notice draft-restored';
+  note.setAttribute('role', 'status');
+  note.textContent = 'What you typed before signing in is back: check it and send it again.';
+  form.prepend(note);
+})();
+`;
+
+/** The dashboard's icon: a podium on the header's navy, served as the favicon too. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="6" fill="#14213d"/>
+<rect x="4" y="16" width="8" height="10" fill="#c8d1e4"/>
+<rect x="12" y="8" width="8" height="18" fill="#f0b429"/>
+<rect x="20" y="12" width="8" height="14" fill="#e3f4e7"/>
+</svg>
 `;

@@ -5,6 +5,8 @@ import type { DashboardRequest } from './dashboard-request';
 import { SignInRequiredException } from './sign-in-required.exception';
 import { DashboardPageException } from './dashboard-page.exception';
 import { sendPage, sendSignInPage } from './page-answers';
+import { setNotice } from './notices';
+import { returnPathOf, safeReturnPath, signInPath } from './sign-in-return';
 import { DashboardViews } from './dashboard-views.service';
 import { INVITATION_PATH } from './accounts/members.service';
 import { invitationFormExpiredPage } from './views/team-pages';
@@ -22,8 +24,12 @@ export class DashboardPageFilter implements ExceptionFilter<PageRefusal> {
     const reply = http.getResponse<FastifyReply>();
     if (exception instanceof DashboardPageException)
       return sendPage(reply, exception.status, exception.page);
-    if (exception instanceof SignInRequiredException)
-      return reply.redirect('/dashboard/sign-in', 303);
+    if (exception instanceof SignInRequiredException) {
+      // A form sent after the session ended: the sign-in page says so, and leads back to the
+      // page of the form, where the browser puts back what was typed (see DASHBOARD_JS).
+      if (request.method === 'POST') setNotice(request, reply, 'session-ended');
+      return reply.redirect(signInPath(returnPathOf(request)), 303);
+    }
     if (exception.against === 'sign-in-cookie' && request.url.startsWith(INVITATION_PATH)) {
       // The invitation form shares the sign-in form's token: a way back to a fresh form.
       const secret = request.url.slice(INVITATION_PATH.length).split('?')[0];
@@ -32,13 +38,12 @@ export class DashboardPageFilter implements ExceptionFilter<PageRefusal> {
     }
     if (exception.against === 'sign-in-cookie') {
       const email = (request.body as Record<string, unknown> | undefined)?.email;
-      return sendSignInPage(
-        request,
-        reply,
-        403,
-        'The sign-in form expired. Please try again.',
-        typeof email === 'string' ? email.trim() : '',
-      );
+      const next = (request.body as Record<string, unknown> | undefined)?.next;
+      return sendSignInPage(request, reply, 403, {
+        error: 'The sign-in form expired. Please try again.',
+        email: typeof email === 'string' ? email.trim() : '',
+        next: safeReturnPath(next),
+      });
     }
     // Only a signed-in session's token can be refused, so there is a session to render for.
     return sendPage(

@@ -1,5 +1,10 @@
 import { RequestMethod, Type } from '@nestjs/common';
-import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import {
+  GUARDS_METADATA,
+  METHOD_METADATA,
+  PATH_METADATA,
+  REDIRECT_METADATA,
+} from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { CSRF_PROTECTED, CsrfRule } from './csrf-protected.decorator';
@@ -15,11 +20,15 @@ import { SignInRequiredException } from './sign-in-required.exception';
 import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardController } from './dashboard.controller';
 import { DashboardModule } from './dashboard.module';
+import { TeamsPagesController } from './teams-pages.controller';
 import type { DashboardSession, SessionsService } from './accounts/sessions.service';
 import { Access } from './accounts/roles';
 
 interface Route {
   route: string;
+  controller: Type;
+  /** Answered with @Redirect(): Post/Redirect/Get. */
+  redirects: boolean;
   guards: unknown[];
   publicRoute?: PublicDashboardRouteOptions;
   csrf?: Required<CsrfRule>;
@@ -43,6 +52,8 @@ function dashboardRoutes(): Route[] {
         const methodGuards = (Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[];
         return {
           route: `${method} /${[prefix, path].filter((p) => p && p !== '/').join('/')}`,
+          controller,
+          redirects: Reflect.hasMetadata(REDIRECT_METADATA, handler),
           guards: [...classGuards, ...methodGuards],
           publicRoute: Reflect.getMetadata(PUBLIC_DASHBOARD_ROUTE, handler) as
             PublicDashboardRouteOptions | undefined,
@@ -109,6 +120,22 @@ describe('dashboard routes', () => {
       'POST /dashboard/sign-in',
       'POST /dashboard/sign-out (session optional)',
     ]);
+  });
+
+  it('answers every form of the token and team pages with a redirect (Post/Redirect/Get)', () => {
+    const forms = routes.filter(
+      (r) =>
+        r.route.startsWith('POST /dashboard/') &&
+        (r.controller === DashboardController || r.controller === TeamsPagesController),
+    );
+    expect(forms.length).toBeGreaterThanOrEqual(13);
+    // These two answer with @Res(): a 303 with the new session, or the form again when refused.
+    expect(
+      forms
+        .filter((r) => !r.redirects)
+        .map((r) => r.route)
+        .sort(),
+    ).toEqual(['POST /dashboard/invitations/:secret', 'POST /dashboard/sign-in']);
   });
 
   it('checks a CSRF token on every state change, against a session only where one is loaded', () => {

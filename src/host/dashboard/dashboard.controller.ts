@@ -13,7 +13,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AccessTokenInfo } from '../../auth/access-tokens.service';
+import type { AccessTokenInfo, CreatedAccessToken } from '../../auth/access-tokens.service';
 import { parseRotationGrace, parseTokenExpiry } from '../../auth/token-expiry';
 import { parseTokenScopes } from '../../auth/token-scopes';
 import { ErrorCode } from '../../common/errors/error-code';
@@ -28,7 +28,10 @@ import { CurrentSession } from './current-session.decorator';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { PublicDashboardRoute } from './public-dashboard-route.decorator';
 import { AdminsService } from './accounts/admins.service';
-import { DASHBOARD_CSS, DASHBOARD_JS } from './assets';
+import { DASHBOARD_CSS, DASHBOARD_JS, FAVICON_SVG } from './assets';
+import { BOARD_CSS, BOARD_JS } from './views/board-assets';
+import { CONTENT_CSS, CONTENT_JS } from './views/content-assets';
+import { POINTS_CSS, POINTS_JS } from './views/points-assets';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, cookieHeader, readCookie } from './cookies';
 import { DashboardPageException } from './dashboard-page.exception';
 import { DashboardPageFilter } from './dashboard-page.filter';
@@ -36,22 +39,33 @@ import { HtmlPageInterceptor } from './html-page.interceptor';
 import { sendSignInPage } from './page-answers';
 import { DashboardSession, SESSION_TTL_MS, SessionsService } from './accounts/sessions.service';
 import { SignInThrottle } from './sign-in-throttle.service';
+import { setNotice, takeNotice } from './notices';
+import { HOME_PATH, safeReturnPath } from './sign-in-return';
 import type { SafeHtml } from './views/html';
-import { revokePage, rotatePage } from './views/pages';
+import { RevealedToken, revokePage, rotatePage, spacesPage } from './views/pages';
 
 type Form = Record<string, unknown>;
+/** What a Post/Redirect/Get handler returns for its @Redirect(). */
+type SeeOther = { url: string; statusCode: 303 };
+const seeOther = (url: string): SeeOther => ({ url, statusCode: 303 });
+const SETTINGS = '/dashboard/settings';
 
 const ASSETS: Record<string, { type: string; body: string }> = {
-  'dashboard.css': { type: 'text/css; charset=utf-8', body: DASHBOARD_CSS },
-  'dashboard.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
+  'dashboard.css': {
+    type: 'text/css; charset=utf-8',
+    body: [DASHBOARD_CSS, BOARD_CSS, CONTENT_CSS, POINTS_CSS].join('\n'),
+  },
+  'dashboard.js': {
+    type: 'text/javascript; charset=utf-8',
+    body: [DASHBOARD_JS, BOARD_JS, CONTENT_JS, POINTS_JS].join('\n'),
+  },
+  'favicon.svg': { type: 'image/svg+xml', body: FAVICON_SVG },
 };
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 /** A form field that may repeat (checkboxes of one name): every value sent, none when absent. */
 const values = (value: unknown): unknown[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
-/** A query-string value as one string: a repeated parameter is not a second value. */
-const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /**
  * The dashboard: server-rendered pages over the same services as /query. Every route needs a
@@ -91,9 +105,11 @@ export class DashboardController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @CurrentSession() session: DashboardSession | null,
+    @Query('next') next?: unknown,
   ): FastifyReply {
-    if (session) return reply.redirect('/dashboard/settings', 303);
-    return sendSignInPage(request, reply, 200);
+    const back = safeReturnPath(next);
+    if (session) return reply.redirect(back ?? HOME_PATH, 303);
+    return sendSignInPage(request, reply, 200, { notice: takeNotice(request, reply), next: back });
   }
 
   /** @Res(): a redirect with the session cookie, or the form again with a status of its own. */
@@ -107,16 +123,15 @@ export class DashboardController {
   ): Promise<FastifyReply> {
     const form = body ?? {};
     const email = text(form.email).trim();
+    const next = safeReturnPath(form.next);
     const tooManyAttempts = (retryAfterSeconds: number) => {
       void reply.header('retry-after', retryAfterSeconds);
       const minutes = Math.ceil(retryAfterSeconds / 60);
-      return sendSignInPage(
-        request,
-        reply,
-        429,
-        `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      return sendSignInPage(request, reply, 429, {
+        error: `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
         email,
-      );
+        next,
+      });
     };
     const wait = await this.throttle.admit(request.ip, email);
     if (wait > 0) return tooManyAttempts(wait);
@@ -124,7 +139,11 @@ export class DashboardController {
     if (!admin) {
       await this.throttle.failed();
       await this.audit.record(await failedSignIn(this.admins, email, request.ip));
-      return sendSignInPage(request, reply, 401, 'Email or password is incorrect.', email);
+      return sendSignInPage(request, reply, 401, {
+        error: 'Email or password is incorrect.',
+        email,
+        next,
+      });
     }
     await this.throttle.succeeded(request.ip, email);
     await this.audit.record({
@@ -137,7 +156,8 @@ export class DashboardController {
       cookieHeader(request, SESSION_COOKIE, cookie, SESSION_TTL_MS / 1000),
       cookieHeader(request, SIGN_IN_CSRF_COOKIE, '', 0),
     ]);
-    return reply.redirect('/dashboard/settings', 303);
+    // Back to the page the admin was on when the session ended, else home.
+    return reply.redirect(next ?? HOME_PATH, 303);
   }
 
   /** Public so that signing out with a stale cookie still clears it; checked when signed in. */
@@ -151,6 +171,7 @@ export class DashboardController {
   ): Promise<void> {
     await this.sessions.end(readCookie(request, SESSION_COOKIE));
     void reply.header('set-cookie', cookieHeader(request, SESSION_COOKIE, '', 0));
+    setNotice(request, reply, 'signed-out');
   }
 
   /** For scripts: who is signed in, and the CSRF token to send in `x-csrf-token`. */
@@ -165,22 +186,35 @@ export class DashboardController {
     return reply.send({ signedIn: true, email: session.email, csrfToken: session.csrfToken });
   }
 
+  /** With, this once, the value a generate or rotate form's redirect handed over. */
   @Get('settings')
   async settings(
     @CurrentSession() session: DashboardSession,
-    @Query('notice') notice?: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SafeHtml> {
-    const message = notice === 'revoked' ? 'The token was revoked.' : undefined;
-    return this.views.settings(session, { notice: message });
+    const notice = takeNotice(request, reply);
+    const shown = this.sessions.reveals.take(request, reply, session.sessionHash, [
+      'token',
+      'rotated',
+    ]);
+    return this.views.settings(session, {
+      notice,
+      created: shown?.kind === 'token' ? shown.token : undefined,
+      rotated: shown?.kind === 'rotated' ? shown : undefined,
+    });
   }
 
+  /** Post/Redirect/Get: the new value rides to the settings page in a sealed one-time cookie. */
   @Post('settings/server-api/tokens')
   @CsrfProtected({ from: 'form' })
+  @Redirect()
   async generate(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: Form | undefined,
-  ): Promise<SafeHtml> {
+  ): Promise<SeeOther> {
     const form = body ?? {};
     // Unchecked boxes are not sent: no scope at all is refused, never read as the default.
     const scopes = values(form.scopes);
@@ -195,7 +229,11 @@ export class DashboardController {
         },
         request.ip,
       );
-      return await this.views.settings(session, { created });
+      this.sessions.reveals.put(request, reply, session.sessionHash, {
+        kind: 'token',
+        token: revealed(created),
+      });
+      return seeOther(SETTINGS);
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) throw error;
@@ -225,10 +263,11 @@ export class DashboardController {
 
   @Post('settings/server-api/tokens/:id/revoke')
   @CsrfProtected({ from: 'form' })
-  @Redirect('/dashboard/settings?notice=revoked#server-api', 303)
+  @Redirect(SETTINGS, 303)
   async revoke(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
   ): Promise<void> {
     try {
@@ -236,6 +275,7 @@ export class DashboardController {
     } catch (error) {
       throw await this.pageRefusal(session, error);
     }
+    setNotice(request, reply, 'token.revoked');
   }
 
   @Get('settings/server-api/tokens/:id/rotate')
@@ -246,15 +286,17 @@ export class DashboardController {
     return rotatePage(session, await this.manageable(session, id));
   }
 
-  /** No redirect: the new value is shown this once, like a generated token. */
+  /** Post/Redirect/Get: the new value is shown this once on the settings page, as a new token's. */
   @Post('settings/server-api/tokens/:id/rotate')
   @CsrfProtected({ from: 'form' })
+  @Redirect()
   async rotate(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Body() body: Form | undefined,
-  ): Promise<SafeHtml> {
+  ): Promise<SeeOther> {
     const token = await this.manageable(session, id);
     const grace = (body ?? {}).graceSeconds;
     let graceMs: number;
@@ -274,26 +316,35 @@ export class DashboardController {
     } catch (error) {
       throw await this.pageRefusal(session, error);
     }
-    return this.views.settings(session, {
-      rotated: {
-        token: rotated.token,
-        previousUntil: graceMs === 0 ? null : rotated.previous.expiresAt,
-      },
+    this.sessions.reveals.put(request, reply, session.sessionHash, {
+      kind: 'rotated',
+      token: revealed(rotated.token),
+      previousUntil: graceMs === 0 ? null : rotated.previous.expiresAt,
     });
+    return seeOther(SETTINGS);
   }
 
   @Get('spaces')
-  async spaceList(@CurrentSession() session: DashboardSession): Promise<SafeHtml> {
-    return this.views.spacesPage(session);
+  async spaceList(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SafeHtml> {
+    return spacesPage(session, await this.views.spaceList(session), {
+      notice: takeNotice(request, reply),
+    });
   }
 
+  /** `address` stays in the query: the points form's redirect names the address it changed. */
   @Get('spaces/:id')
   async space(
     @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<SafeHtml> {
-    const notice = SPACE_NOTICES[param(query.notice) ?? ''];
+    const notice = takeNotice(request, reply);
     const { status, page } = await this.views.space(session, id, query, { notice });
     if (status !== 200) throw new DashboardPageException(status, page);
     return page;
@@ -330,12 +381,16 @@ export class DashboardController {
   }
 }
 
-/** The notices the space page shows after its forms (Post/Redirect/Get). */
-const SPACE_NOTICES: Record<string, string | undefined> = {
-  adjusted: 'The points were adjusted.',
-  private: 'The space is private now: only its own tokens and deployment tokens read it.',
-  public: 'The space is public now: every token with the query scope reads it.',
-};
+/** What the settings page shows of a new token: its value and what its box names. */
+function revealed(token: CreatedAccessToken): RevealedToken {
+  return {
+    name: token.name,
+    token: token.token,
+    scopes: token.scopes,
+    spaceId: token.spaceId,
+    expiresAt: token.expiresAt,
+  };
+}
 
 /** The generate form's expiry: a choice, or `date` with the date field; absent: never. */
 function formExpiry(choice: unknown, date: unknown): number | null {

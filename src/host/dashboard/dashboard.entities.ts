@@ -3,6 +3,8 @@ import { AdminEntity } from './accounts/admin.entity';
 import { AuditEntryEntity } from './audit/audit-entry.entity';
 import { InvitationEntity } from './accounts/invitation.entity';
 import { SpaceMemberEntity } from './accounts/space-member.entity';
+import { PointsUploadLineEntity } from './points-upload-line.entity';
+import { PointsUploadEntity } from './points-upload.entity';
 
 /** The dashboard's own tables (our host's, not the module's). */
 export const DASHBOARD_ENTITIES = [
@@ -11,4 +13,6 @@ export const DASHBOARD_ENTITIES = [
   SpaceMemberEntity,
   InvitationEntity,
   AuditEntryEntity,
+  PointsUploadEntity,
+  PointsUploadLineEntity,
 ];

@@ -15,6 +15,11 @@ import { SignInThrottle } from './sign-in-throttle.service';
 import { AuditService } from './audit/audit.service';
 import { TeamsApiController } from './teams-api.controller';
 import { TeamsPagesController } from './teams-pages.controller';
+import { PointsPagesController } from './points-pages.controller';
+import { BoardPagesController } from './board-pages.controller';
+import { ContentPagesController } from './content-pages.controller';
+import { ContentActions } from './content-actions.service';
+import { PointsUploads } from './points-uploads.service';
 import { MembersService } from './accounts/members.service';
 
 /**
@@ -31,6 +36,9 @@ export class DashboardModule {
       controllers: [
         DashboardController,
         TeamsPagesController,
+        PointsPagesController,
+        BoardPagesController,
+        ContentPagesController,
         SettingsApiController,
         TeamsApiController,
         AccountsApiController,
@@ -39,6 +47,8 @@ export class DashboardModule {
         AccountActions,
         TokenActions,
         TeamActions,
+        ContentActions,
+        PointsUploads,
         AdminsService,
         SessionsService,
         MembersService,

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SIGN_IN_CSRF_COOKIE, cookieHeader } from './cookies';
+import { appendCookie } from './notices';
 import { SIGN_IN_FORM_TTL_SECONDS, signInCsrfOf } from './sign-in-csrf';
 import type { SafeHtml } from './views/html';
-import { signInPage } from './views/pages';
+import { signInPage, SignInView } from './views/pages';
 
 /** Every dashboard page's headers: never cached, never framed, no inline code. */
 export const PAGE_HEADERS = {
@@ -25,10 +26,7 @@ export function sendPage(reply: FastifyReply, status: number, page: SafeHtml): F
  */
 export function issueSignInFormToken(request: FastifyRequest, reply: FastifyReply): string {
   const { cookie, field } = signInCsrfOf(request).mint();
-  void reply.header(
-    'set-cookie',
-    cookieHeader(request, SIGN_IN_CSRF_COOKIE, cookie, SIGN_IN_FORM_TTL_SECONDS),
-  );
+  appendCookie(reply, cookieHeader(request, SIGN_IN_CSRF_COOKIE, cookie, SIGN_IN_FORM_TTL_SECONDS));
   return field;
 }
 
@@ -37,9 +35,8 @@ export function sendSignInPage(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
-  error?: string,
-  email?: string,
+  view: Omit<SignInView, 'csrfToken'> = {},
 ): FastifyReply {
   const csrfToken = issueSignInFormToken(request, reply);
-  return sendPage(reply, status, signInPage({ csrfToken, error, email }));
+  return sendPage(reply, status, signInPage({ ...view, csrfToken }));
 }

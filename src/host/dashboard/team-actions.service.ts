@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { parseDisplayName } from '../../common/text/display-name';
+import { addressKeyOf } from '../../common/address-key';
 import { IngestService } from '../../ingest/ingest.service';
-import { parseRecord } from '../../records/ingest-record';
+import { PointsLedgerService } from '../../leaderboards/ledger/points-ledger.service';
+import { parseRecord, PointsRecord } from '../../records/ingest-record';
 import { SpacesService } from '../../spaces/spaces.service';
 import {
   CreatedInvitation,
@@ -15,6 +16,7 @@ import {
 import type { SpaceRole } from './accounts/roles';
 import type { DashboardSession } from './accounts/sessions.service';
 import { auditActor, AuditService } from './audit/audit.service';
+import { FormKey, parseReason } from './points-form';
 
 /**
  * What a space's owners (its team and privacy) and editors (its points) do, for the settings
@@ -28,6 +30,7 @@ export class TeamActions {
     private readonly spaces: SpacesService,
     private readonly ingest: IngestService,
     private readonly audit: AuditService,
+    private readonly ledger: PointsLedgerService,
   ) {}
 
   async invite(
@@ -130,22 +133,27 @@ export class TeamActions {
 
   /**
    * Grants (positive) or deducts (negative) points for one address, with a reason: a points
-   * record with a fresh key, applied as ingestion applies it, and an audit entry.
+   * record applied as ingestion applies it, its reason kept in the ledger, and an audit entry.
+   * `once` is the record's key and time when the caller has one (the page's form, which a resend
+   * must not apply twice): the same record again changes nothing and answers `applied: false`.
+   * Without it, a fresh key and now.
    */
   async adjustPoints(
     session: DashboardSession,
     spaceId: number,
     fields: { address?: unknown; points?: unknown; reason?: unknown },
     clientAddress: string,
-  ): Promise<{ key: string; address: string; points: number }> {
-    const reason = parseDisplayName(fields.reason, 'Reason');
+    once?: FormKey,
+  ): Promise<{ key: string; address: string; points: number; applied: boolean }> {
+    const reason = parseReason(fields.reason, 'Reason');
     const points =
       typeof fields.points === 'string' && /^-?\d{1,15}$/.test(fields.points.trim())
         ? Number(fields.points.trim())
         : fields.points;
     if (points === 0)
       throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'points must not be 0');
-    const key = `dashboard:${randomUUID()}`;
+    const key = once?.key ?? `dashboard:${randomUUID()}`;
+    // The points count from when they are sent, not from when the form was opened.
     const parsed = parseRecord({
       type: 'points',
       key,
@@ -153,20 +161,49 @@ export class TeamActions {
       address: typeof fields.address === 'string' ? fields.address.trim() : fields.address,
       points,
       occurredAt: new Date().toISOString(),
+      reason,
     });
     if (!parsed.ok) throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, parsed.reason);
-    const [outcome] = await this.ingest.applyRecords([parsed.record]);
-    if (outcome.status === 'refused')
-      throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, outcome.reason);
-    const record = parsed.record as { address: string; points: number };
-    await this.audit.record({
-      actor: auditActor(session),
-      action: 'points.adjust',
-      spaceId,
-      target: record.address,
-      detail: { points: record.points, reason, key },
-      address: clientAddress,
-    });
-    return { key, address: record.address, points: record.points };
+    const record = parsed.record as PointsRecord;
+    // A form sent again (a double click, a resend after a lost answer) is applied once: its key
+    // is in the ledger already. Looked up first, and again after a key refusal, for a resend that
+    // raced the first sending.
+    let applied = false;
+    if (!(await this.sentBefore(record))) {
+      const [outcome] = await this.ingest.applyRecords([record], { spaceId });
+      const resent = outcome.status === 'refused' && outcome.field === 'key';
+      if (outcome.status === 'refused' && !(resent && (await this.sentBefore(record))))
+        throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, outcome.reason);
+      applied = outcome.status === 'accepted';
+    }
+    if (applied)
+      await this.audit.record({
+        actor: auditActor(session),
+        action: 'points.adjust',
+        spaceId,
+        target: record.address,
+        detail: { points: record.points, reason, key },
+        address: clientAddress,
+      });
+    return { key, address: record.address, points: record.points, applied };
+  }
+
+  /**
+   * Whether the ledger holds this record's key already: as the same points (true), or as others
+   * (refused: the form was sent before with other values, which were kept).
+   */
+  private async sentBefore(record: PointsRecord): Promise<boolean> {
+    const prior = await this.ledger.eventByKey(record.key);
+    if (!prior) return false;
+    const same =
+      prior.spaceId === record.spaceId &&
+      prior.addressKey === addressKeyOf(record.address) &&
+      prior.points === record.points &&
+      prior.reason === (record.reason ?? null);
+    if (same) return true;
+    throw new LoyaltyException(
+      ErrorCode.INVALID_ARGUMENT,
+      'This form was already sent with other values, which were kept: nothing changed this time. Check the values and send it again',
+    );
   }
 }

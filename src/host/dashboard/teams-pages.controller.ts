@@ -31,14 +31,14 @@ import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardViews } from './dashboard-views.service';
 import { HtmlPageInterceptor } from './html-page.interceptor';
 import { issueSignInFormToken, sendPage } from './page-answers';
+import { setNotice, takeNotice } from './notices';
 import { refusalOf } from './page-refusals';
 import { PublicDashboardRoute } from './public-dashboard-route.decorator';
 import { DashboardSession, SESSION_TTL_MS, SessionsService } from './accounts/sessions.service';
 import { SignInThrottle } from './sign-in-throttle.service';
 import { invitationLink } from './teams-api.controller';
 import { MembersService, OpenInvitation } from './accounts/members.service';
-import type { Permission } from './accounts/roles';
-import { requireOperator, spaceFor } from './accounts/space-access';
+import { requireOperator } from './accounts/space-access';
 import type { SafeHtml } from './views/html';
 import {
   accountPage,
@@ -63,18 +63,12 @@ const seeOther = (url: string): SeeOther => ({ url, statusCode: 303 });
 
 /** Entries on one page of the audit trail. */
 const AUDIT_PAGE_SIZE = 50;
-/** An audit entry id, as the pager hands it back. */
 
-const MEMBER_NOTICES: Record<string, string | undefined> = {
-  role: 'The role was changed.',
-  removed: 'The member was removed.',
-  withdrawn: 'The invitation was withdrawn.',
-};
-const ACCOUNT_NOTICES: Record<string, string | undefined> = {
-  disabled: 'The account was disabled and signed out everywhere.',
-  enabled: 'The account was enabled.',
-  removed: 'The account was removed.',
-};
+const ACCOUNT_NOTICES = {
+  disable: 'account.disabled',
+  enable: 'account.enabled',
+  remove: 'account.removed',
+} as const;
 
 /**
  * The team pages: a space's members and invitations, its privacy and points forms, accepting an
@@ -104,10 +98,11 @@ export class TeamsPagesController {
   async setPrivacy(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Body() body: Form | undefined,
   ): Promise<SeeOther> {
-    const space = await this.space(session, id, 'space.manage');
+    const space = await this.views.pageSpace(session, id, 'space.manage');
     const choice = (body ?? {}).private;
     if (choice !== 'true' && choice !== 'false') {
       const { page } = await this.views.space(session, id, {});
@@ -121,70 +116,59 @@ export class TeamsPagesController {
         throw await this.views.spaceNotFound(session);
       throw error;
     }
-    return seeOther(`/dashboard/spaces/${space.id}?notice=${isPrivate ? 'private' : 'public'}`);
+    setNotice(request, reply, isPrivate ? 'space.private' : 'space.public');
+    return seeOther(`/dashboard/spaces/${space.id}`);
   }
 
-  @Post('spaces/:id/points')
-  @CsrfProtected({ from: 'form' })
-  @Redirect()
-  async adjustPoints(
-    @CurrentSession() session: DashboardSession,
-    @Req() request: FastifyRequest,
-    @Param('id') id: string,
-    @Body() body: Form | undefined,
-  ): Promise<SeeOther> {
-    const space = await this.space(session, id, 'space.edit');
-    const form = body ?? {};
-    try {
-      const adjusted = await this.team.adjustPoints(session, space.id, form, request.ip);
-      // The space page then finds the address: its new points and rank show at once.
-      const address = encodeURIComponent(adjusted.address);
-      return seeOther(`/dashboard/spaces/${space.id}?notice=adjusted&address=${address}`);
-    } catch (error) {
-      const refusal = refusalOf(error);
-      if (!refusal) throw error;
-      const { page } = await this.views.space(
-        session,
-        id,
-        {},
-        {
-          points: {
-            error: refusal.message,
-            address: text(form.address),
-            points: text(form.points),
-            reason: text(form.reason),
-          },
-        },
-      );
-      throw new DashboardPageException(refusal.status, page);
-    }
-  }
-
+  /** With, this once, the link an invite form's redirect handed over. */
   @Get('spaces/:id/members')
   async memberList(
     @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
-    @Query('notice') notice?: string,
   ): Promise<SafeHtml> {
-    const space = await this.space(session, id, 'space.manage');
-    return this.renderMembers(session, space, { notice: MEMBER_NOTICES[notice ?? ''] });
+    const space = await this.views.pageSpace(session, id, 'space.manage');
+    const shown = this.sessions.reveals.take(
+      request,
+      reply,
+      session.sessionHash,
+      ['invitation'],
+      (reveal) => reveal.spaceId === space.id,
+    );
+    return this.renderMembers(session, space, {
+      notice: takeNotice(request, reply),
+      created: shown?.invitation,
+    });
   }
 
-  /** No redirect: the link is shown this once, like a new token. */
+  /** Post/Redirect/Get: the link rides to the members page in a sealed one-time cookie. */
   @Post('spaces/:id/invitations')
   @CsrfProtected({ from: 'form' })
+  @Redirect()
   async invite(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Body() body: Form | undefined,
-  ): Promise<SafeHtml> {
-    const space = await this.space(session, id, 'space.manage');
+  ): Promise<SeeOther> {
+    const space = await this.views.pageSpace(session, id, 'space.manage');
     const form = body ?? {};
     try {
       const invitation = await this.team.invite(session, space.id, form, request.ip);
-      const link = invitationLink(request, invitation.path);
-      return await this.renderMembers(session, space, { created: { ...invitation, link } });
+      this.sessions.reveals.put(request, reply, session.sessionHash, {
+        kind: 'invitation',
+        spaceId: space.id,
+        invitation: {
+          id: invitation.id,
+          email: invitation.email,
+          role: invitation.role,
+          expiresAt: invitation.expiresAt,
+          link: invitationLink(request, invitation.path),
+        },
+      });
+      return seeOther(`/dashboard/spaces/${space.id}/members`);
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) throw error;
@@ -204,10 +188,11 @@ export class TeamsPagesController {
   async withdraw(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Param('invitationId') invitationId: string,
   ): Promise<SeeOther> {
-    const space = await this.space(session, id, 'space.manage');
+    const space = await this.views.pageSpace(session, id, 'space.manage');
     try {
       await this.team.withdraw(session, space.id, invitationId, request.ip);
     } catch (error) {
@@ -220,7 +205,8 @@ export class TeamsPagesController {
         }),
       );
     }
-    return seeOther(`/dashboard/spaces/${space.id}/members?notice=withdrawn`);
+    setNotice(request, reply, 'invitation.withdrawn');
+    return seeOther(`/dashboard/spaces/${space.id}/members`);
   }
 
   @Post('spaces/:id/members/:accountId/role')
@@ -229,20 +215,22 @@ export class TeamsPagesController {
   async setRole(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Param('accountId') accountId: string,
     @Body() body: Form | undefined,
   ): Promise<SeeOther> {
-    const space = await this.space(session, id, 'space.manage');
+    const space = await this.views.pageSpace(session, id, 'space.manage');
     const role = await this.memberChange(session, space, () =>
       this.team.setRole(session, space.id, accountId, (body ?? {}).role, request.ip),
     );
+    setNotice(request, reply, 'member.role');
     // Who gave up owning the space can no longer open its members page.
     const ownRole = accountId === session.adminId && !session.access.operator;
     return seeOther(
       ownRole && role !== 'owner'
         ? `/dashboard/spaces/${space.id}`
-        : `/dashboard/spaces/${space.id}/members?notice=role`,
+        : `/dashboard/spaces/${space.id}/members`,
     );
   }
 
@@ -252,18 +240,17 @@ export class TeamsPagesController {
   async removeMember(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Param('accountId') accountId: string,
   ): Promise<SeeOther> {
-    const space = await this.space(session, id, 'space.manage');
+    const space = await this.views.pageSpace(session, id, 'space.manage');
     await this.memberChange(session, space, () =>
       this.team.removeMember(session, space.id, accountId, request.ip),
     );
-    return seeOther(
-      accountId === session.adminId && !session.access.operator
-        ? '/dashboard/spaces'
-        : `/dashboard/spaces/${space.id}/members?notice=removed`,
-    );
+    const left = accountId === session.adminId && !session.access.operator;
+    setNotice(request, reply, left ? 'member.left' : 'member.removed');
+    return seeOther(left ? '/dashboard/spaces' : `/dashboard/spaces/${space.id}/members`);
   }
 
   /** @Res(): the form carries a fresh double-submit token, set as a cookie. */
@@ -350,20 +337,19 @@ export class TeamsPagesController {
       cookieHeader(request, SESSION_COOKIE, cookie, SESSION_TTL_MS / 1000),
       cookieHeader(request, SIGN_IN_CSRF_COOKIE, '', 0),
     ]);
+    setNotice(request, reply, 'invitation.accepted');
     return reply.redirect(`/dashboard/spaces/${open.spaceId}`, 303);
   }
 
   @Get('account')
   async account(
     @CurrentSession() session: DashboardSession,
-    @Query('notice') notice?: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SafeHtml> {
     return accountPage(session, {
       spaces: await this.ownSpaces(session),
-      notice:
-        notice === 'password'
-          ? 'Your password was changed. Every other session of your account was signed out.'
-          : undefined,
+      notice: takeNotice(request, reply),
     });
   }
 
@@ -373,6 +359,7 @@ export class TeamsPagesController {
   async changePassword(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: Form | undefined,
   ): Promise<SeeOther> {
     const form = body ?? {};
@@ -394,18 +381,20 @@ export class TeamsPagesController {
       if (!refusal) throw error;
       throw await refuse(refusal.status, refusal.message);
     }
-    return seeOther('/dashboard/account?notice=password');
+    setNotice(request, reply, 'password.changed');
+    return seeOther('/dashboard/account');
   }
 
   @Get('accounts')
   async accounts(
     @CurrentSession() session: DashboardSession,
-    @Query('notice') notice?: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SafeHtml> {
     this.operatorOnly(session);
     return accountsPage(session, {
       accounts: await this.admins.list(),
-      notice: ACCOUNT_NOTICES[notice ?? ''],
+      notice: takeNotice(request, reply),
     });
   }
 
@@ -415,9 +404,10 @@ export class TeamsPagesController {
   disable(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
   ): Promise<SeeOther> {
-    return this.changeAccount(session, request, id, 'disable');
+    return this.changeAccount(session, request, reply, id, 'disable');
   }
 
   @Post('accounts/:id/enable')
@@ -426,9 +416,10 @@ export class TeamsPagesController {
   enable(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
   ): Promise<SeeOther> {
-    return this.changeAccount(session, request, id, 'enable');
+    return this.changeAccount(session, request, reply, id, 'enable');
   }
 
   @Get('accounts/:id/remove')
@@ -453,9 +444,10 @@ export class TeamsPagesController {
   removeAccount(
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
   ): Promise<SeeOther> {
-    return this.changeAccount(session, request, id, 'remove');
+    return this.changeAccount(session, request, reply, id, 'remove');
   }
 
   /**
@@ -480,7 +472,7 @@ export class TeamsPagesController {
     const chosen = param(query.spaceId);
     let spaceId: number | undefined;
     if (chosen !== undefined && chosen !== '')
-      spaceId = (await this.space(session, chosen, 'space.manage')).id;
+      spaceId = (await this.views.pageSpace(session, chosen, 'space.manage')).id;
     else if (owned !== undefined) spaceId = owned[0];
     const before = param(query.before);
     if (before !== undefined && !AUDIT_ID.test(before)) {
@@ -506,37 +498,6 @@ export class TeamsPagesController {
       next: entries.length === AUDIT_PAGE_SIZE ? entries[entries.length - 1].id : null,
       paged: before !== undefined,
     });
-  }
-
-  /**
-   * The space a page's path names, when the account may act there with `permission`: a space it
-   * does not see is the same 404 page as one that does not exist; one it sees without the
-   * permission, a 403 page.
-   */
-  private async space(
-    session: DashboardSession,
-    id: string,
-    permission: Permission,
-  ): Promise<SpaceEntity> {
-    let spaceId: number;
-    try {
-      spaceId = await spaceFor(session, this.spaces, id, permission);
-    } catch (error) {
-      if (!(error instanceof LoyaltyException)) throw error;
-      if (error.code !== ErrorCode.PERMISSION_DENIED) throw await this.views.spaceNotFound(session);
-      throw new DashboardPageException(
-        403,
-        messagePage(session, {
-          title: 'Not allowed',
-          message: 'Your role in this space does not allow this.',
-          active: 'spaces',
-          back: { href: `/dashboard/spaces/${id}`, label: 'The space' },
-        }),
-      );
-    }
-    const space = await this.spaces.findSpace(spaceId);
-    if (!space) throw await this.views.spaceNotFound(session);
-    return space;
   }
 
   private async renderMembers(
@@ -573,6 +534,7 @@ export class TeamsPagesController {
   private async changeAccount(
     session: DashboardSession,
     request: FastifyRequest,
+    reply: FastifyReply,
     id: string,
     change: 'disable' | 'enable' | 'remove',
   ): Promise<SeeOther> {
@@ -587,7 +549,8 @@ export class TeamsPagesController {
         accountsPage(session, { accounts: await this.admins.list(), error: refusal.message }),
       );
     }
-    return seeOther(`/dashboard/accounts?notice=${change}d`);
+    setNotice(request, reply, ACCOUNT_NOTICES[change]);
+    return seeOther('/dashboard/accounts');
   }
 
   private operatorOnly(session: DashboardSession): void {

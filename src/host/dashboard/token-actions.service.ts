@@ -66,9 +66,11 @@ export class TokenActions {
     address: string,
   ): Promise<CreatedAccessToken> {
     const spaceId = await this.ownerSpace(session, input.spaceId);
+    // A name a live token of the same owner has is refused, on the page and the endpoint alike.
     const created = await this.tokens.create(input.name, input.scopes, {
       spaceId,
       expiresAt: input.expiresAt,
+      uniqueName: true,
     });
     await this.audit.record({
       actor: auditActor(session),

@@ -29,18 +29,31 @@ const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
 };
 
 /**
+ * Requests no route took under `prefix` (its own path included), answered there in its own way:
+ * the dashboard answers browsers with an HTML page rather than the API's envelope.
+ */
+export interface UnroutedAnswer {
+  prefix: string;
+  /** `allowed`: the methods the path has routes for (none: a 404). */
+  answer(request: FastifyRequest, reply: FastifyReply, allowed: string[]): Promise<unknown>;
+}
+
+/**
  * Our host's app-wide filter: every error that reaches it over HTTP is answered in the error
  * envelope. A request no route took is 404 NOT_FOUND, or 405 METHOD_NOT_ALLOWED when its path has
- * other methods; a domain error keeps its code; a client error thrown as an HttpException keeps
- * its status and message; a database outage or deadline is 503; anything else is a logged 500
- * that shows nothing. Refused bodies are answered before this (answerBodyFailures), controllers'
- * own filters (the dashboard pages, /ingest) first, and GraphQL errors pass through untouched.
+ * other methods (under a prefix with an UnroutedAnswer, that answer); a domain error keeps its
+ * code; a client error thrown as an HttpException keeps its status and message; a database outage
+ * or deadline is 503; anything else is a logged 500 that shows nothing. Refused bodies are
+ * answered before this (answerBodyFailures), controllers' own filters (the dashboard pages, /ingest) first, and GraphQL errors pass through untouched.
  */
 @Catch()
 export class HttpErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
-  constructor(private readonly routes: RouteTable) {}
+  constructor(
+    private readonly routes: RouteTable,
+    private readonly unrouted: readonly UnroutedAnswer[] = [],
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') return exception;
@@ -55,6 +68,11 @@ export class HttpErrorsFilter implements ExceptionFilter {
       // on any route, so every path keeps the body limit; otherwise it is the handler's 404.
       const status = exception instanceof HttpException ? exception.getStatus() : 404;
       if (status === 404 || status < 400 || status >= 500) {
+        const path = request.url.split('?')[0];
+        const own = this.unrouted.find(
+          ({ prefix }) => path === prefix || path.startsWith(`${prefix}/`),
+        );
+        if (own) return own.answer(request, reply, this.routes.methodsAt(path));
         return refuseUnrouted(reply, request, this.routes);
       }
       const { code, message } = describeBodyFailure(status, request);

@@ -97,6 +97,23 @@ export class PointsLedgerService {
     this.buckets = new RankBucketSql(dialect);
   }
 
+  /** The ledger entry a points key was applied as, or null when the key was never applied. */
+  async eventByKey(
+    key: string,
+  ): Promise<(AddressLedgerEntry & { spaceId: number; addressKey: string }) | null> {
+    const row = await this.events.findOneBy({ key });
+    return row
+      ? {
+          key: row.key,
+          spaceId: row.spaceId,
+          addressKey: row.addressKey,
+          points: row.points,
+          occurredAt: row.occurredAt,
+          reason: row.reason,
+        }
+      : null;
+  }
+
   /**
    * One address's ledger entries in a space, newest first (ties by key), at most `limit`; `more`
    * tells whether older ones exist. Reads the (space_id, address_key, occurred_at) index.
@@ -218,7 +235,7 @@ export class PointsLedgerService {
           address: String(row.addressKey),
           points: num(row.points),
           occurredAt: num(row.occurredAt),
-          reason: row.reason === null || row.reason === undefined ? null : String(row.reason),
+          reason: typeof row.reason === 'string' ? row.reason : null,
         });
       }
     }

@@ -68,7 +68,11 @@ export const tokenCreateCommand: Command<TokenCreateOptions> = {
         throw new UsageError(
           `--space ${spaceId}: there is no space ${spaceId} (create it first: import or POST /ingest a space record)`,
         );
-      const token = await app.get(AccessTokensService).create(name, scopes, { spaceId, expiresAt });
+      const token = await app.get(AccessTokensService).create(name, scopes, {
+        spaceId,
+        expiresAt,
+        uniqueName: true,
+      });
       await app.get(AuditService).record({
         actor: 'cli',
         action: 'token.create',

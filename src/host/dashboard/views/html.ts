@@ -32,8 +32,47 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   return new SafeHtml(out);
 }
 
-export function formatTime(iso: string | null): string {
-  return iso === null ? 'Never' : iso.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A day as every page writes it, in UTC: "20 Nov 2026". The month spelled out, so that no reader
+ * takes 03/04 for the wrong day; UTC, as the API's times are, so a page and /query agree.
+ */
+export function formatDate(iso: string): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]} ${at.getUTCFullYear()}`;
+}
+
+/**
+ * A moment as every page writes it: "20 Nov 2026, 14:05 UTC" (with `seconds`, "14:05:09 UTC",
+ * where entries a moment apart must be told apart); null is "Never".
+ */
+export function formatTime(iso: string | null, options: { seconds?: boolean } = {}): string {
+  if (iso === null) return 'Never';
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const clock = [
+    at.getUTCHours(),
+    at.getUTCMinutes(),
+    ...(options.seconds ? [at.getUTCSeconds()] : []),
+  ]
+    .map(twoDigits)
+    .join(':');
+  return `${formatDate(iso)}, ${clock} UTC`;
+}
+
+/** A moment in a <time> element: the words of {@link formatTime}, the exact instant for machines. */
+export function timeTag(iso: string | null, options: { seconds?: boolean } = {}): SafeHtml {
+  return iso === null
+    ? html`Never`
+    : html`<time datetime="${iso}">${formatTime(iso, options)}</time>`;
+}
+
+/** A whole number with thousands separators: 99,823. */
+export function formatNumber(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: 20 });
 }
 
 /** A column of a {@link dataTable}: its label, `num` for right-aligned numbers. */

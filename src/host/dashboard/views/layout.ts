@@ -36,7 +36,7 @@ export function layout(context: LayoutContext, body: SafeHtml): SafeHtml {
         ${owner ? link('audit', '/dashboard/audit', 'Audit') : ''}
         ${operator ? link('accounts', '/dashboard/accounts', 'Accounts') : ''}
         ${link('account', '/dashboard/account', 'Account')}
-        <form method="post" action="/dashboard/sign-out" class="inline">
+        <form method="post" action="/dashboard/sign-out" class="inline" data-no-draft>
           <input type="hidden" name="_csrf" value="${context.csrfToken}" />
           <span class="who">${context.name ? html`${context.name} · ` : ''}${context.email}</span>
           <button type="submit" class="link">Sign out</button>
@@ -49,13 +49,14 @@ export function layout(context: LayoutContext, body: SafeHtml): SafeHtml {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${context.title} · Loyalty dashboard</title>
+        <link rel="icon" type="image/svg+xml" href="/dashboard/assets/favicon.svg" />
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/dashboard.js" defer></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>
         <header><span class="brand">Loyalty dashboard</span>${nav}</header>
-        <main id="main">${body}</main>
+        <main id="main" tabindex="-1">${body}</main>
       </body>
     </html>`;
 }

@@ -1,11 +1,7 @@
-import type { AccessTokenInfo, CreatedAccessToken } from '../../../auth/access-tokens.service';
+import type { AccessTokenInfo } from '../../../auth/access-tokens.service';
 import { DEFAULT_TOKEN_SCOPES, TOKEN_SCOPES, TokenScope } from '../../../auth/token-scopes';
-import type { LoyaltyPointsRanks } from '../../../leaderboards/graphql/loyalty-points-ranks.model';
-import type { Address } from '../../../profiles/address.model';
-import type { Quest } from '../../../quests/quest.model';
 import type { Space } from '../../../spaces/space.model';
-import type { Sprint } from '../../../spaces/sprint.model';
-import { ACTIONS_COLUMN, dataTable, formatTime, html, SafeHtml } from './html';
+import { ACTIONS_COLUMN, dataTable, html, SafeHtml, timeTag } from './html';
 import { layout, LayoutContext } from './layout';
 
 /** A page's signed-in account: its email, name, session CSRF token and what it may reach. */
@@ -17,18 +13,28 @@ export const alert = (message: string | undefined, kind: 'error' | 'notice' = 'e
     ? html`<p class="alert ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</p>`
     : '';
 
-export function signInPage(options: {
+export interface SignInView {
   csrfToken: string;
   error?: string;
+  notice?: string;
   email?: string;
-}): SafeHtml {
+  /** The dashboard page to go back to once signed in (a checked path: see safeReturnPath). */
+  next?: string;
+}
+
+/**
+ * The sign-in form. It keeps no draft of its own (data-no-draft), and its page holds on to the
+ * draft of the form whose session had ended (see DASHBOARD_JS), for the page `next` leads back to.
+ */
+export function signInPage(options: SignInView): SafeHtml {
   return layout(
     { title: 'Sign in' },
     html`<section class="card narrow">
       <h1>Sign in</h1>
-      ${alert(options.error)}
-      <form method="post" action="/dashboard/sign-in">
+      ${alert(options.error)} ${alert(options.notice, 'notice')}
+      <form method="post" action="/dashboard/sign-in" data-no-draft data-sign-in>
         <input type="hidden" name="_csrf" value="${options.csrfToken}" />
+        ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
         <label for="email">Email</label>
         <input
           id="email"
@@ -85,6 +91,15 @@ const EXPIRY_CHOICES = [
 ] as const;
 export const DEFAULT_EXPIRY_CHOICE = 'never';
 
+/** A new token's value as the settings page shows it once: what its box names, nothing more. */
+export interface RevealedToken {
+  name: string;
+  token: string;
+  scopes: TokenScope[];
+  spaceId: number | null;
+  expiresAt: string | null;
+}
+
 export interface SettingsView {
   /** The tokens this account manages. */
   tokens: AccessTokenInfo[];
@@ -92,9 +107,9 @@ export interface SettingsView {
   spaceNames: ReadonlyMap<number, string>;
   /** Where this account may create tokens; none: it manages no tokens (editors, viewers). */
   owners: TokenOwnerChoice[];
-  created?: CreatedAccessToken;
+  created?: RevealedToken;
   /** A rotation's new value, and until when the old one works (null: it stopped at once). */
-  rotated?: { token: CreatedAccessToken; previousUntil: string | null };
+  rotated?: { token: RevealedToken; previousUntil: string | null };
   error?: string;
   notice?: string;
   /** What a refused form held, to show it again. */
@@ -105,7 +120,7 @@ export const tokenOwnerLabel = (spaceId: number | null, names: ReadonlyMap<numbe
   spaceId === null ? 'Deployment' : `${names.get(spaceId) ?? 'Space'} (#${spaceId})`;
 
 /** The box that shows a new token value, this once, with its copy button. */
-function newTokenBox(heading: string, token: CreatedAccessToken, more: SafeHtml | string) {
+function newTokenBox(heading: string, token: RevealedToken, more: SafeHtml | string) {
   return html`<div class="card created" role="status" aria-live="polite">
     <h3>${heading}</h3>
     <p class="warning">
@@ -149,7 +164,7 @@ export function settingsPage(session: Signed, options: SettingsView): SafeHtml {
         options.created,
         html`<p>
           Belongs to: ${tokenOwnerLabel(options.created.spaceId, options.spaceNames)}. Expires:
-          ${formatTime(options.created.expiresAt)}.
+          ${timeTag(options.created.expiresAt)}.
         </p>`,
       )
     : '';
@@ -161,9 +176,9 @@ export function settingsPage(session: Signed, options: SettingsView): SafeHtml {
           ${
             options.rotated.previousUntil === null
               ? 'The old value stopped working at once.'
-              : `The old value keeps working until ${formatTime(options.rotated.previousUntil)}.`
+              : html`The old value keeps working until ${timeTag(options.rotated.previousUntil)}.`
           }
-          Expires: ${formatTime(options.rotated.token.expiresAt)}.
+          Expires: ${timeTag(options.rotated.token.expiresAt)}.
         </p>`,
       )
     : '';
@@ -174,10 +189,10 @@ export function settingsPage(session: Signed, options: SettingsView): SafeHtml {
         <td data-label="Token"><code>${token.prefix}…</code></td>
         <td data-label="Scopes">${scopeList(token.scopes)}</td>
         <td data-label="Belongs to">${tokenOwnerLabel(token.spaceId, options.spaceNames)}</td>
-        <td data-label="Created">${formatTime(token.createdAt)}</td>
-        <td data-label="Expires">${formatTime(token.expiresAt)}</td>
+        <td data-label="Created">${timeTag(token.createdAt)}</td>
+        <td data-label="Expires">${timeTag(token.expiresAt)}</td>
         <td data-label="Last used">
-          ${formatTime(token.lastUsedAt)}${
+          ${timeTag(token.lastUsedAt)}${
             token.lastUsedFrom
               ? html`<span class="hint from"> from <code>${token.lastUsedFrom}</code></span>`
               : ''
@@ -389,11 +404,11 @@ export const roleBadge = (role: RoleName | undefined) =>
 export function spacesPage(
   session: Signed,
   spaces: SpaceListItem[],
-  options: { error?: string } = {},
+  options: { error?: string; notice?: string } = {},
 ): SafeHtml {
   const empty = session.access.operator
     ? html`<p class="empty">
-        No spaces yet. Load some with <code>npm run cli -- import FILE</code>.
+        No spaces yet. Create one, or load many with <code>npm run cli -- import FILE</code>.
       </p>`
     : html`<p class="empty">
         You are not a member of any space yet. Ask an owner of a space for an invitation.
@@ -401,7 +416,12 @@ export function spacesPage(
   return layout(
     { title: 'Spaces', active: 'spaces', ...session },
     html`<h1>Spaces</h1>
-      ${alert(options.error)}
+      ${alert(options.error)} ${alert(options.notice, 'notice')}
+      ${
+        session.access.operator
+          ? html`<p><a class="button" href="/dashboard/spaces/new">New space</a></p>`
+          : ''
+      }
       ${
         spaces.length === 0
           ? empty
@@ -420,211 +440,26 @@ export function spacesPage(
   );
 }
 
-export interface SpaceView {
-  space: Space;
-  isPrivate: boolean;
-  /** The account's role; undefined for an operator who is no member. */
-  role?: RoleName;
-  /** Owners and operators: privacy and members. */
-  manages: boolean;
-  /** Editors and up: the points form. */
-  edits: boolean;
-  sprints: Sprint[];
-  sprintId: number | null;
-  board: LoyaltyPointsRanks | null;
-  addresses: Map<string, Address>;
-  quests: Quest[];
-  error?: string;
-  notice?: string;
-  search?: { address: string; rank: { rank: number; points: number } | null };
-  /** The points form refused: its message and what it held. */
-  points?: { error: string; address: string; points: string; reason: string };
-}
-
-export function spacePage(session: Signed, view: SpaceView): SafeHtml {
-  const sprintParam = view.sprintId === null ? '' : `&sprint=${view.sprintId}`;
-  const board = view.board;
-  const pager = board
-    ? html`<nav class="pager" aria-label="Leaderboard pages">
-        ${
-          board.pageInfo.hasPreviousPage && board.pageInfo.startCursor
-            ? html`<a
-                href="?before=${encodeURIComponent(board.pageInfo.startCursor)}${sprintParam}"
-                rel="prev"
-                >← Previous</a
-              >`
-            : html`<span></span>`
-        }
-        <span class="muted">${board.totalCount} entries</span>
-        ${
-          board.pageInfo.hasNextPage && board.pageInfo.endCursor
-            ? html`<a
-                href="?after=${encodeURIComponent(board.pageInfo.endCursor)}${sprintParam}"
-                rel="next"
-                >Next →</a
-              >`
-            : html`<span></span>`
-        }
-      </nav>`
-    : '';
-  const rows = (board?.list ?? []).map((entry) => {
-    const address = view.addresses.get(entry.addressKey);
-    return html`<tr>
-      <td data-label="Rank">${entry.rank}</td>
-      <td data-label="Address">
-        <code class="address">${address?.address ?? entry.addressKey}</code>
-      </td>
-      <td data-label="User">${address?.username ?? ''}</td>
-      <td data-label="Points" class="num">${entry.points}</td>
-    </tr>`;
-  });
-  const search = view.search
-    ? view.search.rank
-      ? alert(
-          `${view.search.address} is ranked ${view.search.rank.rank} with ${view.search.rank.points} points.`,
-          'notice',
-        )
-      : alert(`${view.search.address} is not on this board.`, 'notice')
-    : '';
+/**
+ * The 404 page: what was not found, and a way back. Signed in, with the navigation (`back`
+ * defaults to the Spaces list); signed out, the way back is the sign-in page.
+ */
+export function notFoundPage(
+  session: Signed | null,
+  message: string,
+  back?: { href: string; label: string },
+): SafeHtml {
+  const way =
+    back ??
+    (session
+      ? { href: '/dashboard/spaces', label: 'Spaces' }
+      : { href: '/dashboard/sign-in', label: 'Sign in' });
   return layout(
-    { title: view.space.name, active: 'spaces', ...session },
-    html`<p><a href="/dashboard/spaces">← Spaces</a></p>
-      <h1>${view.space.name} ${privateBadge(view.isPrivate)}</h1>
-      <p class="muted">${view.space.description ?? ''}</p>
-      ${view.role ? html`<p>Your role: <strong>${ROLE_LABELS[view.role]}</strong>.</p>` : ''}
-      ${alert(view.notice, 'notice')} ${view.manages ? manageSection(session, view) : ''}
-      <section class="card" aria-labelledby="board-title">
-        <h2 id="board-title">Leaderboard</h2>
-        <div class="filters">
-          <form method="get" class="row">
-            <label for="sprint">Board</label>
-            <select id="sprint" name="sprint">
-              <option value="">All time</option>
-              ${view.sprints.map(
-                (sprint) =>
-                  html`<option
-                    value="${sprint.id}"
-                    ${sprint.id === view.sprintId ? new SafeHtml('selected') : ''}
-                  >
-                    ${sprint.name}
-                  </option>`,
-              )}
-            </select>
-            <button type="submit">Show</button>
-          </form>
-          <form method="get" class="row">
-            ${view.sprintId === null ? '' : html`<input type="hidden" name="sprint" value="${view.sprintId}" />`}
-            <label for="address">Find an address</label>
-            <input
-              id="address"
-              name="address"
-              type="search"
-              required
-              maxlength="128"
-              value="${view.search?.address ?? ''}"
-            />
-            <button type="submit">Find</button>
-          </form>
-        </div>
-        ${alert(view.error)} ${search}
-        ${
-          board
-            ? html`${dataTable('board', 'Leaderboard', ['Rank', 'Address', 'User', { label: 'Points', num: true }], rows)}
-              ${pager}`
-            : ''
-        }
-      </section>
-      ${view.edits ? pointsSection(session, view) : ''}
-      <section class="card" aria-labelledby="quests-title">
-        <h2 id="quests-title">Quests</h2>
-        ${
-          view.quests.length === 0
-            ? html`<p class="empty">No quests.</p>`
-            : dataTable(
-                'quests',
-                'Quests',
-                ['Quest', 'Status', { label: 'Participants', num: true }],
-                view.quests.map(
-                  (quest) =>
-                    html`<tr>
-                      <td data-label="Quest">${quest.name}</td>
-                      <td data-label="Status">
-                        <span class="status ${quest.status}">${quest.status}</span>
-                      </td>
-                      <td data-label="Participants" class="num">${quest.participantsCount}</td>
-                    </tr>`,
-                ),
-              )
-        }
-      </section>`,
+    { title: 'Not found', ...(session ?? {}) },
+    html`<section class="card narrow not-found">
+      <h1>Not found</h1>
+      ${alert(message)}
+      <p><a href="${way.href}">← ${way.label}</a></p>
+    </section>`,
   );
-}
-
-/** Owners and operators: the space's members, audit trail and privacy. */
-function manageSection(session: Signed, view: SpaceView): SafeHtml {
-  return html`<section class="card" aria-labelledby="manage-title">
-    <h2 id="manage-title">Team and privacy</h2>
-    <p>
-      <a href="/dashboard/spaces/${view.space.id}/members">Members</a> ·
-      <a href="/dashboard/audit?spaceId=${view.space.id}">Audit trail</a>
-    </p>
-    <form method="post" action="/dashboard/spaces/${view.space.id}/privacy" class="row">
-      <input type="hidden" name="_csrf" value="${session.csrfToken}" />
-      <input type="hidden" name="private" value="${view.isPrivate ? 'false' : 'true'}" />
-      <span
-        >${
-          view.isPrivate
-            ? 'This space is private: only its own tokens and deployment tokens read it.'
-            : 'This space is public: every token with the query scope reads it.'
-        }</span
-      >
-      <button type="submit">${view.isPrivate ? 'Make public' : 'Make private'}</button>
-    </form>
-  </section>`;
-}
-
-/** Editors and up: grant or deduct points for one address, with a reason. */
-function pointsSection(session: Signed, view: SpaceView): SafeHtml {
-  const form = view.points;
-  return html`<section class="card" aria-labelledby="points-title">
-    <h2 id="points-title">Adjust points</h2>
-    <p class="hint">
-      Grants points to an address, or deducts them with a negative number. The reason goes to the
-      audit trail.
-    </p>
-    ${alert(form?.error)}
-    <form method="post" action="/dashboard/spaces/${view.space.id}/points" class="points">
-      <input type="hidden" name="_csrf" value="${session.csrfToken}" />
-      <div class="row">
-        <label for="points-address">Address</label>
-        <input
-          id="points-address"
-          name="address"
-          type="text"
-          required
-          maxlength="128"
-          value="${form?.address ?? ''}"
-        />
-        <label for="points-amount">Points</label>
-        <input
-          id="points-amount"
-          name="points"
-          type="number"
-          required
-          step="1"
-          value="${form?.points ?? ''}"
-        />
-      </div>
-      <label for="points-reason">Reason</label>
-      <input
-        id="points-reason"
-        name="reason"
-        type="text"
-        required
-        maxlength="100"
-        value="${form?.reason ?? ''}"
-      />
-      <button type="submit">Adjust points</button>
-    </form>
-  </section>`;
 }

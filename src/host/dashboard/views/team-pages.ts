@@ -1,4 +1,12 @@
-import { ACTIONS_COLUMN, dataTable, formatTime, html, SafeHtml } from './html';
+import {
+  ACTIONS_COLUMN,
+  dataTable,
+  formatNumber,
+  formatTime,
+  html,
+  SafeHtml,
+  timeTag,
+} from './html';
 import { layout, NavItem } from './layout';
 import { alert, ROLE_LABELS, roleBadge, RoleName, Signed } from './pages';
 
@@ -90,7 +98,7 @@ export function membersPage(session: Signed, view: MembersView): SafeHtml {
         <p class="warning">
           <strong>Copy the link now: it will not be shown again.</strong> It is not sent by mail:
           send it to ${view.created.email} yourself. It works once, for 7 days (until
-          ${formatTime(view.created.expiresAt)}).
+          ${timeTag(view.created.expiresAt)}).
         </p>
         <div class="copy-row">
           <label class="visually-hidden" for="invitation-link">Invitation link</label>
@@ -120,7 +128,7 @@ export function membersPage(session: Signed, view: MembersView): SafeHtml {
             </button>
           </form>
         </td>
-        <td data-label="Since">${formatTime(member.since)}</td>
+        <td data-label="Since">${timeTag(member.since)}</td>
         <td class="actions">
           <form method="post" action="${base}/members/${member.accountId}/remove" class="inline">
             ${csrfField(session)}
@@ -136,7 +144,7 @@ export function membersPage(session: Signed, view: MembersView): SafeHtml {
       html`<tr>
         <td data-label="Email">${invitation.email}</td>
         <td data-label="Role">${ROLE_LABELS[invitation.role]}</td>
-        <td data-label="Expires">${formatTime(invitation.expiresAt)}</td>
+        <td data-label="Expires">${timeTag(invitation.expiresAt)}</td>
         <td class="actions">
           <form method="post" action="${base}/invitations/${invitation.id}/withdraw" class="inline">
             ${csrfField(session)}
@@ -390,7 +398,7 @@ export function accountsPage(
         <td data-label="Status">
           ${account.disabled ? html`<span class="badge">Disabled</span>` : 'Active'}
         </td>
-        <td data-label="Created">${formatTime(account.createdAt)}</td>
+        <td data-label="Created">${timeTag(account.createdAt)}</td>
         <td class="actions">
           <form
             method="post"
@@ -458,13 +466,26 @@ export interface AuditView {
   paged: boolean;
 }
 
+/** An ISO 8601 moment as the audit trail stores them in details (a token's expiry). */
+const ISO_MOMENT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/** A detail's value as a reader takes it in: numbers with thousands separators, times in words. */
+const detailValue = (value: unknown): string =>
+  typeof value === 'string'
+    ? ISO_MOMENT.test(value)
+      ? formatTime(value)
+      : value
+    : typeof value === 'number'
+      ? formatNumber(value)
+      : Array.isArray(value)
+        ? value.map(detailValue).join(', ')
+        : JSON.stringify(value);
+
 const detailText = (detail: Record<string, unknown> | null) =>
   detail
     ? Object.entries(detail)
-        .map(
-          ([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
-        )
-        .join(', ')
+        .map(([key, value]) => `${key}: ${detailValue(value)}`)
+        .join('; ')
     : '';
 
 export function auditPage(session: Signed, view: AuditView): SafeHtml {
@@ -474,7 +495,7 @@ export function auditPage(session: Signed, view: AuditView): SafeHtml {
   const rows = view.entries.map(
     (entry) =>
       html`<tr>
-        <td data-label="Time">${formatTime(entry.at)}</td>
+        <td data-label="Time">${timeTag(entry.at, { seconds: true })}</td>
         <td data-label="Actor">${entry.actor}</td>
         <td data-label="Action"><code>${entry.action}</code></td>
         <td data-label="Space">

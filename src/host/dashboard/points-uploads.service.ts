@@ -1,0 +1,421 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { In, IsNull, Not, Repository } from 'typeorm';
+import { ErrorCode } from '../../common/errors/error-code';
+import { LoyaltyException } from '../../common/errors/loyalty.exception';
+import { BatchPartlyApplied, IngestService } from '../../ingest/ingest.service';
+import type { PointsRecord } from '../../records/ingest-record';
+import type { RecordOutcome } from '../../records/record-outcome';
+import { insertRows } from '../../storage/insert-rows';
+import { TransactionRunner } from '../../storage/transactions/transaction-runner';
+import type { DashboardSession } from './accounts/sessions.service';
+import { auditActor, AuditService } from './audit/audit.service';
+import { parseReason } from './points-form';
+import { PointsUploadLineEntity } from './points-upload-line.entity';
+import {
+  MAX_LINE_MESSAGE,
+  normaliseUpload,
+  parseUploadLines,
+  uploadLineKey,
+} from './points-upload-parser';
+import { PointsUploadEntity } from './points-upload.entity';
+
+/** Lines applied a part at a time: the apply's progress moves, and each part commits whole. */
+const APPLY_PART = 5_000;
+/** Concurrent transactions a part takes on MySQL/MariaDB (see applyRecordsInParts). */
+const APPLY_WAYS = 2;
+/** An apply that gave no sign of life this long was cut off (a restart): it may be taken again. */
+export const STALE_APPLY_MS = 2 * 60_000;
+/** A space keeps the lines of its newest uploads, for at most a week. */
+export const KEPT_UPLOADS = 10;
+export const KEPT_UPLOAD_MS = 7 * 24 * 3600_000;
+/** And the summaries of this many, whose lines are gone. */
+export const KEPT_SUMMARIES = 200;
+/** A refused line's page. */
+export const LINES_PAGE = 100;
+
+const LINE_COLUMNS = [
+  'upload_id',
+  'line',
+  'address',
+  'points',
+  'reason',
+  'occurred_at',
+  'error',
+  'refusal',
+] as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const PASTED = 'Pasted lines';
+
+/** What the form sends: the text (pasted, or a file read by the page), its name, a reason. */
+export interface UploadInput {
+  content?: unknown;
+  name?: unknown;
+  reason?: unknown;
+}
+
+/** An apply under way, as the page polls it. */
+export interface UploadProgress {
+  status: PointsUploadEntity['status'];
+  /** Being applied, but silent for STALE_APPLY_MS: cut off (a restart), to apply again. */
+  stalled: boolean;
+  expired: boolean;
+  done: number;
+  total: number;
+  applied: number;
+  unchanged: number;
+  refused: number;
+}
+
+/** A line the page lists: refused when read (`message` is why), or refused at the apply. */
+export interface ListedLine {
+  line: number;
+  message: string;
+}
+
+export const validLines = (upload: PointsUploadEntity) => upload.lineCount - upload.errorCount;
+
+const invalid = (message: string) => new LoyaltyException(ErrorCode.INVALID_ARGUMENT, message);
+
+/** A file name as shown: one line, at most 255 characters. */
+function uploadName(value: unknown): string {
+  const name = typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]/g, '').trim() : '';
+  return name === '' ? PASTED : name.slice(0, 255);
+}
+
+/**
+ * Points uploads: a file of grants and deductions is read and stored with every line's outcome,
+ * previewed, then applied through ingestion with keys derived from the file, so that the same
+ * file applied again changes nothing. Storage is bounded: each space keeps the lines of its
+ * KEPT_UPLOADS newest uploads for KEPT_UPLOAD_MS, and KEPT_SUMMARIES summaries.
+ */
+@Injectable()
+export class PointsUploads {
+  private readonly logger = new Logger(PointsUploads.name);
+
+  constructor(
+    @InjectRepository(PointsUploadEntity) private readonly uploads: Repository<PointsUploadEntity>,
+    @InjectRepository(PointsUploadLineEntity)
+    private readonly lines: Repository<PointsUploadLineEntity>,
+    private readonly transactions: TransactionRunner,
+    private readonly ingest: IngestService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Reads an upload and stores it with each line's outcome; answers its id. Refuses (nothing
+   * stored) an upload too large or without lines, a CSV header it cannot read, a bad reason.
+   */
+  async create(session: DashboardSession, spaceId: number, input: UploadInput): Promise<string> {
+    const content = typeof input.content === 'string' ? input.content : '';
+    const reasonText = typeof input.reason === 'string' ? input.reason.trim() : '';
+    const reason =
+      reasonText === '' ? null : parseReason(reasonText, 'The reason for lines without one');
+    const normalised = normaliseUpload(content, spaceId);
+    const now = Date.now();
+    // The same file uploaded here before: its lines count from the same time, so their records
+    // are the same and the ledger applies them once.
+    const occurredAt = (await this.firstUploadTime(spaceId, normalised.sha256)) ?? now;
+    const parsed = parseUploadLines(normalised, { spaceId, reason, occurredAt });
+    const upload: PointsUploadEntity = {
+      id: randomUUID(),
+      spaceId,
+      accountId: session.adminId,
+      createdAt: now,
+      name: uploadName(input.name),
+      contentSha256: normalised.sha256,
+      format: normalised.format,
+      reason,
+      occurredAt,
+      lineCount: normalised.lineCount,
+      errorCount: parsed.refused.length,
+      pointsGranted: parsed.lines.reduce((sum, l) => sum + Math.max(l.points, 0), 0),
+      pointsDeducted: parsed.lines.reduce((sum, l) => sum - Math.min(l.points, 0), 0),
+      status: 'ready',
+      progress: 0,
+      heartbeatAt: null,
+      appliedCount: null,
+      unchangedCount: null,
+      refusedCount: null,
+      appliedAt: null,
+      appliedBy: null,
+      failure: null,
+      expiredAt: null,
+    };
+    const rows: unknown[][] = [
+      ...parsed.lines.map((l) => [l.line, l.address, l.points, l.reason, l.occurredAt, null]),
+      ...parsed.refused.map((r) => [r.line, null, null, null, null, r.message]),
+    ];
+    await this.transactions.run(async (manager) => {
+      await manager.insert(PointsUploadEntity, upload);
+      await insertRows(manager, 'points_upload_lines', LINE_COLUMNS, rows, (row) => [
+        upload.id,
+        ...row,
+        null,
+      ]);
+    });
+    await this.expireOld(spaceId, now);
+    return upload.id;
+  }
+
+  /** The upload of the space with that id, or null (none, or another space's). */
+  async find(spaceId: number, uploadId: string): Promise<PointsUploadEntity | null> {
+    if (!UUID.test(uploadId)) return null;
+    return this.uploads.findOneBy({ id: uploadId, spaceId });
+  }
+
+  /** The space's uploads, newest first. */
+  recent(spaceId: number, limit = 20): Promise<PointsUploadEntity[]> {
+    return this.uploads.find({ where: { spaceId }, order: { createdAt: 'DESC' }, take: limit });
+  }
+
+  /** The first valid lines, in file order. */
+  firstLines(uploadId: string, limit: number): Promise<PointsUploadLineEntity[]> {
+    return this.lines
+      .createQueryBuilder('l')
+      .where('l.upload_id = :uploadId AND l.error IS NULL', { uploadId })
+      .orderBy('l.line', 'ASC')
+      .take(limit)
+      .getMany();
+  }
+
+  /** One page of the lines refused when the file was read (`error`) or at the apply (`refusal`). */
+  async refusedLines(
+    uploadId: string,
+    kind: 'error' | 'refusal',
+    page: number,
+  ): Promise<ListedLine[]> {
+    const rows = await this.lines
+      .createQueryBuilder('l')
+      .select(['l.line', `l.${kind}`])
+      .where(`l.upload_id = :uploadId AND l.${kind} IS NOT NULL`, { uploadId })
+      .orderBy('l.line', 'ASC')
+      .skip((page - 1) * LINES_PAGE)
+      .take(LINES_PAGE)
+      .getMany();
+    return rows.map((row) => ({ line: row.line, message: row[kind] ?? '' }));
+  }
+
+  progressOf(upload: PointsUploadEntity): UploadProgress {
+    return {
+      status: upload.status,
+      stalled:
+        upload.status === 'applying' && (upload.heartbeatAt ?? 0) < Date.now() - STALE_APPLY_MS,
+      expired: upload.expiredAt !== null,
+      done: upload.progress,
+      total: validLines(upload),
+      applied: upload.appliedCount ?? 0,
+      unchanged: upload.unchangedCount ?? 0,
+      refused: upload.refusedCount ?? 0,
+    };
+  }
+
+  /**
+   * Applies an upload's valid lines, a part at a time, its progress stored for the page to poll
+   * (from any instance). Taken by one request at a time: one already being applied, or applied,
+   * is left as it is. A failure mid-way stops it with what was applied counted; applying again
+   * is safe, the lines already applied change nothing. Refuses an expired upload and one without
+   * a valid line.
+   */
+  async apply(session: DashboardSession, upload: PointsUploadEntity, address: string) {
+    if (upload.expiredAt !== null)
+      throw invalid('This upload expired and its lines are no longer kept: upload the file again');
+    if (validLines(upload) === 0)
+      throw invalid('No line of this upload is valid: there is nothing to apply');
+    if (!(await this.claim(upload, session.adminId))) return;
+    const counts = { applied: 0, unchanged: 0, refused: 0 };
+    let done = 0;
+    let failure: string | null = null;
+    try {
+      for (let after = 0; ;) {
+        const part = await this.validPart(upload.id, after);
+        if (part.length === 0) break;
+        const outcomes = await this.applyPart(upload, part, counts);
+        done += outcomes;
+        after = part[part.length - 1].line;
+        await this.uploads.update(
+          { id: upload.id },
+          { progress: done, ...this.countColumns(counts), heartbeatAt: Date.now() },
+        );
+      }
+    } catch (error) {
+      failure = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+      this.logger.error(`Points upload ${upload.id} stopped: ${failure}`);
+    }
+    const appliedAt = Date.now();
+    await this.uploads.update(
+      { id: upload.id },
+      failure === null
+        ? { status: 'applied', progress: done, appliedAt, failure, ...this.countColumns(counts) }
+        : { status: 'stopped', progress: done, failure, ...this.countColumns(counts) },
+    );
+    await this.audit.record({
+      actor: auditActor(session),
+      action: 'points.adjust',
+      spaceId: upload.spaceId,
+      target: `upload ${upload.name}`,
+      detail: {
+        upload: upload.id,
+        lines: validLines(upload),
+        ...counts,
+        reason: upload.reason,
+        ...(failure === null ? {} : { stopped: failure }),
+      },
+      address,
+    });
+  }
+
+  /**
+   * Takes the upload for this apply, unless another has it: a ready or stopped upload, or one
+   * whose apply went silent (STALE_APPLY_MS). Atomic, so two instances never both take it.
+   */
+  private async claim(upload: PointsUploadEntity, accountId: string): Promise<boolean> {
+    const now = Date.now();
+    const result = await this.uploads
+      .createQueryBuilder()
+      .update(PointsUploadEntity)
+      .set({
+        status: 'applying',
+        progress: 0,
+        heartbeatAt: now,
+        appliedCount: 0,
+        unchangedCount: 0,
+        refusedCount: 0,
+        appliedBy: accountId,
+        failure: null,
+      })
+      .where('id = :id AND expired_at IS NULL', { id: upload.id })
+      .andWhere(
+        "(status IN ('ready', 'stopped') OR (status = 'applying' AND heartbeat_at < :stale))",
+        { stale: now - STALE_APPLY_MS },
+      )
+      .execute();
+    if (result.affected !== 1) return false;
+    // The refusals of an earlier apply are told again by this one.
+    await this.lines
+      .createQueryBuilder()
+      .update(PointsUploadLineEntity)
+      .set({ refusal: null })
+      .where('upload_id = :id AND refusal IS NOT NULL', { id: upload.id })
+      .execute();
+    return true;
+  }
+
+  private validPart(uploadId: string, after: number): Promise<PointsUploadLineEntity[]> {
+    return this.lines
+      .createQueryBuilder('l')
+      .where('l.upload_id = :uploadId AND l.error IS NULL AND l.line > :after', {
+        uploadId,
+        after,
+      })
+      .orderBy('l.line', 'ASC')
+      .take(APPLY_PART)
+      .getMany();
+  }
+
+  /**
+   * Applies one part and counts its outcomes into `counts`; answers how many lines it went
+   * through. Parts that committed when another failed are counted before the failure goes on.
+   */
+  private async applyPart(
+    upload: PointsUploadEntity,
+    part: PointsUploadLineEntity[],
+    counts: { applied: number; unchanged: number; refused: number },
+  ): Promise<number> {
+    const records = part.map((row): PointsRecord => ({
+      type: 'points',
+      key: uploadLineKey(upload.contentSha256, row.line),
+      spaceId: upload.spaceId,
+      address: row.address ?? '',
+      points: row.points ?? 0,
+      occurredAt: row.occurredAt ?? upload.occurredAt,
+      reason: row.reason,
+    }));
+    let outcomes: ReadonlyArray<RecordOutcome | undefined>;
+    let partly: BatchPartlyApplied | null = null;
+    try {
+      outcomes = await this.ingest.applyRecordsInParts(records, APPLY_WAYS, {
+        spaceId: upload.spaceId,
+      });
+    } catch (error) {
+      if (!(error instanceof BatchPartlyApplied)) throw error;
+      outcomes = error.outcomes;
+      partly = error;
+    }
+    const refusals: ListedLine[] = [];
+    outcomes.forEach((outcome, i) => {
+      if (!outcome) return;
+      if (outcome.status === 'accepted') counts.applied++;
+      else if (outcome.status === 'duplicate') counts.unchanged++;
+      else {
+        counts.refused++;
+        refusals.push({ line: part[i].line, message: refusalMessage(outcome) });
+      }
+    });
+    for (const refusal of refusals)
+      await this.lines.update(
+        { uploadId: upload.id, line: refusal.line },
+        { refusal: refusal.message },
+      );
+    if (partly !== null) throw partly;
+    return part.length;
+  }
+
+  private countColumns(counts: { applied: number; unchanged: number; refused: number }) {
+    return {
+      appliedCount: counts.applied,
+      unchangedCount: counts.unchanged,
+      refusedCount: counts.refused,
+    };
+  }
+
+  private async firstUploadTime(spaceId: number, sha256: string): Promise<number | null> {
+    const row = await this.uploads
+      .createQueryBuilder('u')
+      .select('MIN(u.occurred_at)', 'first')
+      .where('u.space_id = :spaceId AND u.content_sha256 = :sha256', { spaceId, sha256 })
+      .getRawOne<{ first: number | string | null }>();
+    return row?.first == null ? null : Number(row.first);
+  }
+
+  /**
+   * Drops the lines of the space's uploads beyond its KEPT_UPLOADS newest or older than
+   * KEPT_UPLOAD_MS (never those of an apply under way), and the summaries beyond KEPT_SUMMARIES.
+   */
+  private async expireOld(spaceId: number, now: number): Promise<void> {
+    const kept = await this.uploads.find({
+      select: { id: true, createdAt: true, status: true, heartbeatAt: true },
+      where: { spaceId, expiredAt: IsNull() },
+      order: { createdAt: 'DESC' },
+    });
+    const busy = (u: PointsUploadEntity) =>
+      u.status === 'applying' && (u.heartbeatAt ?? 0) >= now - STALE_APPLY_MS;
+    const expiring = kept.filter(
+      (u, i) => (i >= KEPT_UPLOADS || u.createdAt < now - KEPT_UPLOAD_MS) && !busy(u),
+    );
+    for (const upload of expiring) {
+      await this.lines.delete({ uploadId: upload.id });
+      await this.uploads.update({ id: upload.id }, { expiredAt: now });
+    }
+    const forgotten = await this.uploads.find({
+      select: { id: true },
+      where: { spaceId, expiredAt: Not(IsNull()) },
+      order: { createdAt: 'DESC' },
+      skip: KEPT_SUMMARIES,
+      take: 1_000,
+    });
+    if (forgotten.length > 0)
+      await this.uploads.delete({ id: In(forgotten.map((upload) => upload.id)) });
+  }
+}
+
+/** A line the ledger refused, as the page tells it. */
+function refusalMessage(outcome: { field?: string; reason: string }): string {
+  // The same line of the same file, applied before with another reason or time.
+  const message =
+    outcome.field === 'key'
+      ? 'was applied before from this file with other values (another reason for every line?): nothing changed'
+      : outcome.reason;
+  return message.slice(0, MAX_LINE_MESSAGE);
+}
