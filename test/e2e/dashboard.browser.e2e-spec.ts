@@ -319,6 +319,21 @@ describe('the dashboard in a browser', () => {
       'later@example.com',
     );
     await expect(page.getByLabel('Role', { exact: true }).inputValue()).resolves.toBe('editor');
+
+    // Another account signing in at the same tab never gets this account's typing.
+    await t.app.get(AdminsService).create('other@example.com', PASSWORD);
+    await page.goto(`${base}/dashboard/settings`);
+    await page.getByLabel('Token name').fill('not for the next account');
+    await t.app.get<DataSource>(getDataSourceToken()).query('DELETE FROM admin_sessions');
+    await page.getByRole('button', { name: 'Generate new API token' }).click();
+    await page.waitForURL(`${base}/dashboard/sign-in`);
+    await page.getByLabel('Email').fill('other@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/dashboard/settings');
+    await expect(page.getByLabel('Token name').inputValue()).resolves.toBe('');
+    await expect(statusText(page)).resolves.toEqual([]);
+    expect(await page.evaluate('sessionStorage.getItem("lb-dashboard-draft")')).toBeNull();
     await context.close();
   });
 

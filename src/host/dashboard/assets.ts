@@ -114,7 +114,8 @@ document.addEventListener('click', async (event) => {
 // Drafts: what an admin typed survives a session that ended before the form was sent. On submit,
 // a POST form's plain fields (never _csrf, hidden, read-only or password fields) go to
 // sessionStorage. The next page decides: the sign-in page holds on to the draft; the page reached
-// by signing in puts it back into the same form; any other page means the form was answered
+// by signing in puts it back into the same form, when the same account signed in (a shared tab
+// never hands one account's typing to another); any other page means the form was answered
 // (done, or refused and shown again with its fields), so the draft goes.
 (() => {
   const KEY = 'lb-dashboard-draft';
@@ -147,7 +148,8 @@ document.addEventListener('click', async (event) => {
         fields.push({ name: field.name, values: [...field.selectedOptions].map((o) => o.value) });
       else fields.push({ name: field.name, value: field.value });
     }
-    write({ action: form.getAttribute('action'), fields, signingIn: false });
+    const account = document.body.dataset.account;
+    write({ action: form.getAttribute('action'), account, fields, signingIn: false });
   });
   const draft = read();
   if (!draft) return;
@@ -156,7 +158,7 @@ document.addEventListener('click', async (event) => {
     return;
   }
   write(null);
-  if (!draft.signingIn) return;
+  if (!draft.signingIn || draft.account !== document.body.dataset.account) return;
   const form = [...document.querySelectorAll('form[method="post"]')]
     .find((candidate) => candidate.getAttribute('action') === draft.action);
   if (!form) return;

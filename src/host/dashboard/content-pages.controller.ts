@@ -42,14 +42,10 @@ import {
 } from './views/content-pages';
 import type { SafeHtml } from './views/html';
 import { messagePage } from './views/team-pages';
+import { Form as FormFields, SeeOther, seeOther, text } from './form-fields';
 
-type Form = Record<string, unknown> | undefined;
-/** What a Post/Redirect/Get handler returns for its @Redirect(). */
-type SeeOther = { url: string; statusCode: 303 };
+type Form = FormFields | undefined;
 
-/** A form field as typed; a field sent twice (a forged form) counts as its first value. */
-const text = (value: unknown): string =>
-  typeof value === 'string' ? value : Array.isArray(value) ? text(value[0]) : '';
 const optional = (value: number | string | null | undefined) =>
   value === null || value === undefined ? '' : String(value);
 const utcValue = (ms: number | null) => (ms === null ? '' : utcInputValue(ms));
@@ -191,6 +187,13 @@ export class ContentPagesController {
   ): Promise<SafeHtml> {
     const space = await this.views.pageSpace(session, id, 'space.edit');
     const sprint = await this.sprintOf(session, space, sprintId);
+    // A sprint that overlaps another already was allowed to: saving its name keeps that choice.
+    const overlapping = await this.spaces.overlappingSprints(
+      space.id,
+      sprint.startTime,
+      sprint.endTime,
+      sprint.id,
+    );
     return this.sprintPage(session, space, {
       sprint,
       form: {
@@ -198,7 +201,7 @@ export class ContentPagesController {
         name: sprint.name,
         start: utcInputValue(sprint.startTime),
         end: utcInputValue(sprint.endTime),
-        allowOverlap: false,
+        allowOverlap: overlapping.length > 0,
       },
     });
   }
@@ -315,7 +318,7 @@ export class ContentPagesController {
     notice: NoticeCode,
   ): SeeOther {
     setNotice(request, reply, notice);
-    return { url: `/dashboard/spaces/${spaceId}`, statusCode: 303 };
+    return seeOther(`/dashboard/spaces/${spaceId}`);
   }
 
   /** Runs a change; its refusal is the form page again, with the refusal's status. */

@@ -41,13 +41,10 @@ import { DashboardSession, SESSION_TTL_MS, SessionsService } from './accounts/se
 import { SignInThrottle } from './sign-in-throttle.service';
 import { setNotice, takeNotice } from './notices';
 import { HOME_PATH, safeReturnPath } from './sign-in-return';
+import { Form, SeeOther, seeOther, text, values } from './form-fields';
 import type { SafeHtml } from './views/html';
 import { RevealedToken, revokePage, rotatePage, spacesPage } from './views/pages';
 
-type Form = Record<string, unknown>;
-/** What a Post/Redirect/Get handler returns for its @Redirect(). */
-type SeeOther = { url: string; statusCode: 303 };
-const seeOther = (url: string): SeeOther => ({ url, statusCode: 303 });
 const SETTINGS = '/dashboard/settings';
 
 const ASSETS: Record<string, { type: string; body: string }> = {
@@ -61,11 +58,6 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   },
   'favicon.svg': { type: 'image/svg+xml', body: FAVICON_SVG },
 };
-
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-/** A form field that may repeat (checkboxes of one name): every value sent, none when absent. */
-const values = (value: unknown): unknown[] =>
-  value === undefined ? [] : Array.isArray(value) ? value : [value];
 
 /**
  * The dashboard: server-rendered pages over the same services as /query. Every route needs a

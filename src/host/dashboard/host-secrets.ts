@@ -9,9 +9,19 @@ const SECRET_BYTES = 32;
 /**
  * The secret named `name`, the same for every instance sharing the database: the first to ask
  * generates it. Instances that start together race to insert theirs; the insert is ignored for
- * all but one, and everyone then reads the one kept.
+ * all but one, and everyone then reads the one kept. A failure says what to check first.
  */
 export async function loadHostSecret(dataSource: DataSource, name: string): Promise<Buffer> {
+  try {
+    return await readOrCreate(dataSource, name);
+  } catch (error) {
+    throw new Error(
+      `The dashboard could not load its key "${name}" from host_secrets (${(error as Error).message}); are the migrations applied (npm run cli -- migrate)?`,
+    );
+  }
+}
+
+async function readOrCreate(dataSource: DataSource, name: string): Promise<Buffer> {
   const secrets = dataSource.getRepository(HostSecretEntity);
   let stored = await secrets.findOneBy({ name });
   if (!stored) {

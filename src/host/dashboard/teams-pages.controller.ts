@@ -39,6 +39,7 @@ import { SignInThrottle } from './sign-in-throttle.service';
 import { invitationLink } from './teams-api.controller';
 import { MembersService, OpenInvitation } from './accounts/members.service';
 import { requireOperator } from './accounts/space-access';
+import { Form, param, SeeOther, seeOther, text } from './form-fields';
 import type { SafeHtml } from './views/html';
 import {
   accountPage,
@@ -52,14 +53,6 @@ import {
   messagePage,
   removeAccountPage,
 } from './views/team-pages';
-
-type Form = Record<string, unknown>;
-/** What a Post/Redirect/Get handler returns for its @Redirect(). */
-type SeeOther = { url: string; statusCode: 303 };
-
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
-const seeOther = (url: string): SeeOther => ({ url, statusCode: 303 });
 
 /** Entries on one page of the audit trail. */
 const AUDIT_PAGE_SIZE = 50;

@@ -53,7 +53,7 @@ export function layout(context: LayoutContext, body: SafeHtml): SafeHtml {
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/dashboard.js" defer></script>
       </head>
-      <body>
+      <body data-account="${context.email ?? ''}">
         <a class="skip" href="#main">Skip to content</a>
         <header><span class="brand">Loyalty dashboard</span>${nav}</header>
         <main id="main" tabindex="-1">${body}</main>
