@@ -41,7 +41,13 @@ export {
   type EnvelopeRequestListener,
   type EnvelopeResponseContext,
 } from './common/graphql/error-envelope.plugin';
-export { stripProductExtensions } from './common/graphql/strict-schema';
+export {
+  applySchemaProfile,
+  GALXE_ARGUMENTS,
+  SCHEMA_PROFILES,
+  stripProductExtensions,
+} from './common/graphql/schema-profile';
+export type { SchemaProfile } from './common/graphql/schema-profile';
 export { attachDeadline } from './common/deadline/deadline';
 
 export { TransactionRunner } from './storage/transactions/transaction-runner';

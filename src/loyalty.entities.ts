@@ -16,6 +16,7 @@ import { BoardBacklog1764300000000 } from './storage/migrations/1764300000000-bo
 import { SpaceTokens1764400000000 } from './storage/migrations/1764400000000-space-tokens';
 import { BoardRankBuckets1764500000000 } from './storage/migrations/1764500000000-board-rank-buckets';
 import { LedgerReasons1764600000000 } from './storage/migrations/1764600000000-ledger-reasons';
+import { SpaceAlias1764700000000 } from './storage/migrations/1764700000000-space-alias';
 import { ServiceSettingEntity } from './storage/schema/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -43,4 +44,5 @@ export const LOYALTY_MIGRATIONS = [
   SpaceTokens1764400000000,
   BoardRankBuckets1764500000000,
   LedgerReasons1764600000000,
+  SpaceAlias1764700000000,
 ];

@@ -15,7 +15,7 @@ import { ErrorEnvelopePlugin } from '../common/graphql/error-envelope.plugin';
 import { formatLoyaltyError } from '../common/graphql/format-error';
 import { QueryLimitsPlugin } from './graphql/query-limits.plugin';
 import { OperationLabelPlugin } from './metrics/operation-label.plugin';
-import { stripProductExtensions } from '../common/graphql/strict-schema';
+import { applySchemaProfile } from '../common/graphql/schema-profile';
 import type { AppConfig } from './config/app-config';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
@@ -118,7 +118,7 @@ export class AppModule {
               : ApolloServerPluginLandingPageDisabled(),
             ...(extras.apolloPlugins ?? []),
           ],
-          transformSchema: config.strictMode ? stripProductExtensions : undefined,
+          transformSchema: applySchemaProfile(config.schemaProfile),
           // Apollo's Fastify integration calls the context function with (request, reply).
           context: (req: unknown, reply: unknown) => ({ req, reply }),
         }),

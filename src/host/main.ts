@@ -40,9 +40,9 @@ async function bootstrap(): Promise<void> {
       metricsPort,
       database: config.databaseUrl,
       replicas: config.databaseReplicaUrls,
-      strictMode: config.strictMode,
+      schemaProfile: config.schemaProfile,
     },
-    `Serving POST http://localhost:${port}/query (database ${config.databaseUrl}${replicaNote}${config.strictMode ? ', strict mode' : ''}${metrics})`,
+    `Serving POST http://localhost:${port}/query (database ${config.databaseUrl}${replicaNote}, schema profile ${config.schemaProfile}${metrics})`,
   );
 }
 

@@ -4,10 +4,12 @@ import { AuthModule } from '../auth/auth.module';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { SpacesModule } from '../spaces/spaces.module';
 import { StorageModule } from '../storage/storage.module';
+import { CampaignsResolver } from './campaigns.resolver';
 import { QuestParticipantEntity } from './quest-participant.entity';
 import { QuestEntity } from './quest.entity';
 import { QuestsResolver } from './quests.resolver';
 import { QuestsService } from './quests.service';
+import { SpaceCampaignsResolver } from './space-campaigns.resolver';
 
 @Module({
   imports: [
@@ -17,7 +19,7 @@ import { QuestsService } from './quests.service';
     ProfilesModule,
     StorageModule,
   ],
-  providers: [QuestsService, QuestsResolver],
+  providers: [QuestsService, QuestsResolver, CampaignsResolver, SpaceCampaignsResolver],
   exports: [QuestsService],
 })
 export class QuestsModule {}

@@ -11,6 +11,8 @@ import { canReadSpace, SpaceReader } from '../spaces/space-reader';
 import { SpacesService } from '../spaces/spaces.service';
 import { execute, num, SqlDialect } from '../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
+import { CampaignPage, listCampaigns, refuseUnsupported } from './campaigns/campaign-list';
+import type { ListCampaignInput } from './campaigns/list-campaign.input';
 import { QuestEntity } from './quest.entity';
 
 @Injectable()
@@ -51,6 +53,29 @@ export class QuestsService {
       [questId],
     );
     return row ? num(row.spaceId) : null;
+  }
+
+  /**
+   * Every quest of the space, in no order, by plain SQL (the campaign lists filter, sort and page
+   * them in memory: about 25 ms for a space of 10,000 quests, see docs/galxe-compatibility.md).
+   */
+  async questsOfSpace(spaceId: number): Promise<QuestEntity[]> {
+    const rows: Array<Record<string, unknown>> = await this.quests.manager.query(
+      `SELECT id, space_id AS spaceId, name, status, type, start_time AS startTime,
+              end_time AS endTime, cap, participants_count AS participantsCount
+         FROM quests WHERE space_id = ?`,
+      [spaceId],
+    );
+    return rows.map(toQuestEntity);
+  }
+
+  /** The page of the space's quests a Galxe campaign list asks for (see listCampaigns). */
+  async campaignPage(
+    spaceId: number,
+    input: Partial<ListCampaignInput>,
+  ): Promise<CampaignPage<QuestEntity>> {
+    refuseUnsupported(input);
+    return listCampaigns(await this.questsOfSpace(spaceId), input);
   }
 
   listQuests(spaceId: number): Promise<QuestEntity[]> {

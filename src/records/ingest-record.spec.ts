@@ -251,6 +251,43 @@ describe('space records', () => {
     expect(refusal(parseRecord({ type: 'space', name: 'x' }))).toContain('id');
     expect(refusal(parseRecord({ type: 'space', id: null }))).toContain('id');
   });
+
+  it.each(['bnbchain', 'quai', '0x-labs', 'a', 'x'.repeat(64), 'galxe-2024'])(
+    'accepts the alias %p',
+    (alias) => {
+      expect(ok(parseRecord({ type: 'space', id: 1, alias }))).toEqual({
+        type: 'space',
+        id: 1,
+        alias,
+      });
+    },
+  );
+
+  it('keeps a null alias as null (clear), absent as undefined (keep)', () => {
+    expect(ok(parseRecord({ type: 'space', id: 1, alias: null }))).toMatchObject({ alias: null });
+    expect(
+      (ok(parseRecord({ type: 'space', id: 1 })) as { alias?: unknown }).alias,
+    ).toBeUndefined();
+  });
+
+  it.each([
+    ['empty', ''],
+    ['in capitals', 'Quai'],
+    ['with a space', 'bnb chain'],
+    ['with an underscore', 'bnb_chain'],
+    ['starting with a hyphen', '-quai'],
+    ['too long', 'x'.repeat(65)],
+    ['a number', 40],
+    ['non-ASCII', 'café'],
+  ])('refuses an alias that is %s, saying what an alias is', (_label, alias) => {
+    const result = parseRecord({ type: 'space', id: 1, alias });
+    expect(result).toEqual({
+      ok: false,
+      field: 'alias',
+      reason:
+        'alias must be 1 to 64 lower-case letters, digits and hyphens, starting with a letter or digit',
+    });
+  });
 });
 
 describe('integer ids', () => {

@@ -12,6 +12,8 @@ export interface SpaceRecord {
   id: number;
   name?: string;
   description?: string | null;
+  /** What `space(alias:)` finds the space by (galxe profile); unique; null clears it. */
+  alias?: string | null;
 }
 
 export interface SprintRecord {
@@ -130,7 +132,7 @@ function daysInMonth(year: number, month: number): number {
 }
 
 const FIELDS: Record<IngestRecord['type'], readonly string[]> = {
-  space: ['id', 'name', 'description'],
+  space: ['id', 'name', 'description', 'alias'],
   sprint: ['id', 'spaceId', 'name', 'startTime', 'endTime'],
   profile: ['address', 'username', 'avatar'],
   quest: ['id', 'spaceId', 'name', 'status', 'questType', 'startTime', 'endTime', 'cap'],
@@ -170,6 +172,25 @@ function identifier(source: Source, field: string, maxLength: number): string {
   const value = text(source, field, maxLength);
   if (value.trim() !== value)
     throw new RecordError(field, `${field} must not start or end with white space`);
+  return value;
+}
+
+/** A space's alias: the form Galxe's space URLs use (app.galxe.com/quest/<alias>), lower case. */
+const ALIAS_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** Whether `value` is a space alias as records set them (lower case, see ALIAS_PATTERN). */
+export function isSpaceAlias(value: string): boolean {
+  return ALIAS_PATTERN.test(value);
+}
+
+function alias(source: Source, field: string): string {
+  const value = source[field];
+  if (typeof value !== 'string' || !ALIAS_PATTERN.test(value)) {
+    throw new RecordError(
+      field,
+      `${field} must be 1 to 64 lower-case letters, digits and hyphens, starting with a letter or digit`,
+    );
+  }
   return value;
 }
 
@@ -223,6 +244,7 @@ function parseFields(kind: IngestRecord['type'], s: Source): IngestRecord {
         id: required(s, 'id', () => int(s, 'id', 1, MAX_INT_ID)),
         name: optional(s, 'name', () => text(s, 'name', 255), false) ?? undefined,
         description: optional(s, 'description', () => text(s, 'description', 10_000), true),
+        alias: optional(s, 'alias', () => alias(s, 'alias'), true),
       };
     case 'sprint': {
       const record: SprintRecord = {

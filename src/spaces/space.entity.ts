@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'spaces' })
 export class SpaceEntity {
@@ -14,4 +14,12 @@ export class SpaceEntity {
   /** A private space is read only by its own tokens and deployment tokens. */
   @Column({ name: 'is_private', type: 'boolean', default: false })
   isPrivate!: boolean;
+
+  /**
+   * A second, readable name clients of Galxe's API look the space up by (`space(alias:)`): lower
+   * case, unique in the deployment; null when none is set (migration 1764700000000).
+   */
+  @Index('ux_spaces_alias', { unique: true })
+  @Column({ type: 'varchar', length: 64, nullable: true, default: null })
+  alias!: string | null;
 }

@@ -8,6 +8,7 @@ export function toSpace(entity: SpaceEntity): Space {
     id: String(entity.id),
     name: entity.name,
     description: entity.description,
+    alias: entity.alias,
     spaceId: entity.id,
   });
 }

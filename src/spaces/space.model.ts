@@ -1,4 +1,5 @@
 import { Field, ObjectType } from '@nestjs/graphql';
+import { GalxeField } from '../common/graphql/extension-field.decorator';
 
 @ObjectType('Space')
 export class Space {
@@ -11,6 +12,14 @@ export class Space {
 
   @Field(() => String, { nullable: true })
   description!: string | null;
+
+  /** Galxe's `alias: String!`; nullable here, as a space need not have one. */
+  @GalxeField()
+  @Field(() => String, {
+    nullable: true,
+    description: 'The alias space(alias:) finds the space by; null when it has none',
+  })
+  alias!: string | null;
 
   /** Numeric id for the field resolvers; not part of the schema. */
   spaceId!: number;

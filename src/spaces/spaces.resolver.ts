@@ -6,6 +6,8 @@ import { CurrentToken } from '../auth/current-token.decorator';
 import { requestOfContext } from '../common/graphql/request-of';
 import { throwIfPastDeadline } from '../common/deadline/deadline';
 import { DeadlineGuard } from '../common/deadline/deadline.guard';
+import { ErrorCode } from '../common/errors/error-code';
+import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { LoyaltyExceptionFilter } from '../common/errors/loyalty-exception.filter';
 import { ExtensionField } from '../common/graphql/extension-field.decorator';
 import { toSpace, toSprint } from './space.mapper';
@@ -19,16 +21,30 @@ import { SpacesService } from './spaces.service';
 export class SpacesResolver {
   constructor(private readonly spaces: SpacesService) {}
 
+  /**
+   * Declared as Galxe's `space(id: Int, alias: String)`; outside the galxe profile the schema has
+   * `space(id: Int!)` (GALXE_ARGUMENTS), so there `id` is always given and `alias` never.
+   */
   @Query(() => Space, {
     nullable: true,
     description: 'A space by id; `Space not found` when there is none',
   })
   async space(
-    @Args('id', { type: () => Int }) id: number,
+    @Args('id', { type: () => Int, nullable: true }) id: number | null | undefined,
+    @Args('alias', { type: () => String, nullable: true }) alias: string | null | undefined,
     @CurrentToken() token: AuthenticatedToken | null,
   ): Promise<Space> {
+    const hasId = id !== null && id !== undefined;
+    const hasAlias = alias !== null && alias !== undefined;
+    if (hasId && hasAlias)
+      throw new LoyaltyException(
+        ErrorCode.INVALID_ARGUMENT,
+        'Give space either id or alias, not both',
+      );
     // A private space another space's token asks for is not found, as one that does not exist.
-    return toSpace(await this.spaces.requireSpace(id, token));
+    if (hasId) return toSpace(await this.spaces.requireSpace(id, token));
+    if (hasAlias) return toSpace(await this.spaces.requireSpaceByAlias(alias, token));
+    throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'Give space one of id or alias');
   }
 
   @ExtensionField()

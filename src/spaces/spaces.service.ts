@@ -5,7 +5,7 @@ import { EntityManager, LessThan, MoreThan, Repository } from 'typeorm';
 import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { SingleFlight } from '../common/single-flight';
-import type { SpaceRecord, SprintRecord } from '../records/ingest-record';
+import { isSpaceAlias, type SpaceRecord, type SprintRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { num, SqlDialect } from '../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
@@ -50,15 +50,32 @@ export class SpacesService {
   }
 
   /** On every leaderboard request: plain SQL, not a query TypeORM builds each time. */
-  async findSpace(id: number): Promise<SpaceEntity | null> {
+  findSpace(id: number): Promise<SpaceEntity | null> {
+    return this.findSpaceWhere('id = ?', id);
+  }
+
+  /**
+   * The space with this alias, whatever its letter case (aliases are stored in lower case); null
+   * when none has it.
+   */
+  async findSpaceByAlias(alias: string): Promise<SpaceEntity | null> {
+    const key = alias.toLowerCase();
+    // Not an alias any record could set: none has it, on either database (MariaDB's collation
+    // would otherwise ignore trailing spaces where SQLite does not).
+    if (!isSpaceAlias(key)) return null;
+    return this.findSpaceWhere('alias = ?', key);
+  }
+
+  private async findSpaceWhere(where: string, value: unknown): Promise<SpaceEntity | null> {
     const [row]: Array<{
       id: number | string;
       name: string;
       description: string | null;
       isPrivate: unknown;
+      alias: string | null;
     }> = await this.spaces.manager.query(
-      'SELECT id, name, description, is_private AS isPrivate FROM spaces WHERE id = ?',
-      [id],
+      `SELECT id, name, description, is_private AS isPrivate, alias FROM spaces WHERE ${where}`,
+      [value],
     );
     if (!row) return null;
     return Object.assign(new SpaceEntity(), {
@@ -76,6 +93,17 @@ export class SpacesService {
   async requireSpace(id: number, reader?: SpaceReader | null): Promise<SpaceEntity> {
     const space = await this.readSpace(id);
     if (!space || (reader !== undefined && !canReadSpace(reader, space)))
+      throw new LoyaltyException(ErrorCode.SPACE_NOT_FOUND);
+    return space;
+  }
+
+  /**
+   * The space of that alias as `reader` may see it, as {@link requireSpace} by id: an unknown
+   * alias and a private space `reader` may not read are both `Space not found`.
+   */
+  async requireSpaceByAlias(alias: string, reader: SpaceReader | null): Promise<SpaceEntity> {
+    const space = await this.findSpaceByAlias(alias);
+    if (!space || !canReadSpace(reader, space))
       throw new LoyaltyException(ErrorCode.SPACE_NOT_FOUND);
     return space;
   }
@@ -231,13 +259,34 @@ export class SpacesService {
     const existing = await repository.findOneBy({ id: record.id });
     if (!existing && record.name === undefined)
       return refused('name', 'is required for a new space');
+    if (record.alias !== undefined && record.alias !== null) {
+      const holder = await this.spaceWithAlias(manager, record.alias);
+      // The other space is not named: it may be private.
+      if (holder !== null && holder !== record.id)
+        return refused('alias', `"${record.alias}" is taken by another space`);
+    }
     const space =
-      existing ?? Object.assign(new SpaceEntity(), { id: record.id, description: null });
+      existing ??
+      Object.assign(new SpaceEntity(), { id: record.id, description: null, alias: null });
     if (record.name !== undefined) space.name = record.name;
     if (record.description !== undefined) space.description = record.description;
+    if (record.alias !== undefined) space.alias = record.alias;
     await repository.save(space);
     afterCommit(manager, () => this.forgetSpace(space.id));
     return accepted();
+  }
+
+  /**
+   * The space holding `alias`, read in the writer's transaction, or null. Two writers claiming one
+   * alias at once both see it free; the unique index then fails the later one's unit, which runs
+   * again (a duplicate key is retried, see retry-policy) and is refused here.
+   */
+  private async spaceWithAlias(manager: EntityManager, alias: string): Promise<number | null> {
+    const [row]: Array<{ id: unknown }> = await manager.query(
+      'SELECT id FROM spaces WHERE alias = ?',
+      [alias],
+    );
+    return row ? num(row.id) : null;
   }
 
   async upsertSprint(manager: EntityManager, record: SprintRecord): Promise<SprintChange> {

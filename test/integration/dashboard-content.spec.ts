@@ -186,6 +186,63 @@ describe.each(DB_KINDS)('creating and editing spaces, sprints and quests on %s',
     });
   });
 
+  it("sets a space's alias with the Alias field, refuses one taken or malformed, and clears it", async () => {
+    const created = await operator.form('/dashboard/spaces/new', {
+      id: '20',
+      name: 'Aliased',
+      description: '',
+      alias: ' My-Space ',
+    });
+    await expectSaved(operator, created, 20, 'The space was created.');
+    expect((await spaces.findSpace(20))?.alias).toBe('my-space');
+    expect((await audit('space.create')).find((e) => e.spaceId === 20)?.detail).toEqual({
+      id: 20,
+      name: 'Aliased',
+      description: null,
+      alias: 'my-space',
+    });
+    const edit = await operator.page('/dashboard/spaces/20/edit');
+    expect(valueOf(edit.text, 'space-alias')).toBe('my-space');
+    expect(edit.text).toContain('<label for="space-alias">Alias');
+
+    await t.load([{ type: 'space', id: 21, name: 'Holder', alias: 'taken' }]);
+    for (const [alias, message] of [
+      ['taken', 'Alias "taken" is taken by another space'],
+      [
+        'my space',
+        'Alias must be 1 to 64 lower-case letters, digits and hyphens, starting with a letter or digit',
+      ],
+    ]) {
+      const refused = await operator.form('/dashboard/spaces/20/edit', {
+        name: 'Renamed',
+        description: '',
+        alias,
+      });
+      expect({ status: refused.status, alert: alertOf(refused.text) }).toEqual({
+        status: 400,
+        alert: message,
+      });
+      expect(refused.text).toMatch(/id="space-alias"[^>]*aria-invalid="true"/);
+      expect(valueOf(refused.text, 'space-alias')).toBe(alias);
+    }
+    expect(await spaces.findSpace(20)).toMatchObject({ name: 'Aliased', alias: 'my-space' });
+
+    const cleared = await operator.form('/dashboard/spaces/20/edit', {
+      name: 'Aliased',
+      description: '',
+      alias: '',
+    });
+    await expectSaved(operator, cleared, 20, 'The space was saved.');
+    expect((await spaces.findSpace(20))?.alias).toBeNull();
+    expect((await audit('space.update')).find((e) => e.spaceId === 20)?.detail).toEqual({
+      id: 20,
+      name: 'Aliased',
+      description: null,
+      alias: null,
+      previousAlias: 'my-space',
+    });
+  });
+
   it('creates sprints in UTC, refusing start ≥ end, overlaps unless allowed, and ids taken', async () => {
     const path = `/dashboard/spaces/${ALPHA}/sprints/new`;
     const form = await editor.page(path);

@@ -13,6 +13,7 @@ import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../../src/loyalty.entities
 import { resolveDialect } from '../../src/storage/dialect/sql-dialect';
 import { InitialSchema1763700000000 } from '../../src/storage/migrations/1763700000000-initial-schema';
 import { BoardBacklog1764300000000 } from '../../src/storage/migrations/1764300000000-board-backlog';
+import { SpaceAlias1764700000000 } from '../../src/storage/migrations/1764700000000-space-alias';
 import {
   SERVER_REQUIREMENTS,
   ServerRequirements,
@@ -78,6 +79,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'SpaceTokens1764400000000',
       'BoardRankBuckets1764500000000',
       'LedgerReasons1764600000000',
+      'SpaceAlias1764700000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -304,6 +306,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'SpaceTokens1764400000000',
         'BoardRankBuckets1764500000000',
         'LedgerReasons1764600000000',
+        'SpaceAlias1764700000000',
       ]);
       const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
@@ -393,6 +396,7 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
         'SpaceTokens1764400000000',
         'BoardRankBuckets1764500000000',
         'LedgerReasons1764600000000',
+        'SpaceAlias1764700000000',
       ]);
       expect(
         await after.query(
@@ -446,6 +450,75 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
       await after.destroy();
     }
   });
+});
+
+describe.each(DB_KINDS)('the space alias migration on %s', (kind) => {
+  const databases: TestDatabase[] = [];
+  afterAll(() => Promise.all(databases.map((db) => db.drop())));
+
+  it.each([
+    ['from the start', []],
+    [
+      'over the column an attempt left without its index',
+      ['ALTER TABLE spaces ADD COLUMN alias VARCHAR(64) NULL'],
+    ],
+  ])(
+    'runs %s: spaces keep their rows, have no alias, and an alias is unique',
+    async (_name, done) => {
+      const db = await createTestDatabase(kind);
+      databases.push(db);
+      const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+      const earlier = LOYALTY_MIGRATIONS.slice(
+        0,
+        LOYALTY_MIGRATIONS.indexOf(SpaceAlias1764700000000),
+      );
+      const before = await new DataSource({
+        ...options,
+        entities: [],
+        migrations: [...earlier, Dashboard1763800000000],
+      }).initialize();
+      try {
+        await before.runMigrations({ transaction: 'each' });
+        await before.query("INSERT INTO spaces (id, name) VALUES (3, 'Kept'), (4, 'Also kept')");
+        for (const statement of done) await before.query(statement);
+      } finally {
+        await before.destroy();
+      }
+
+      const after = await new DataSource(options).initialize();
+      try {
+        expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
+          'SpaceAlias1764700000000',
+        ]);
+        const pending = await after.driver.createSchemaBuilder().log();
+        expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+        expect(await after.query('SELECT id, name, alias FROM spaces ORDER BY id')).toEqual([
+          { id: 3, name: 'Kept', alias: null },
+          { id: 4, name: 'Also kept', alias: null },
+        ]);
+        await after.query("UPDATE spaces SET alias = 'kept' WHERE id = 3");
+        await expect(after.query("UPDATE spaces SET alias = 'kept' WHERE id = 4")).rejects.toThrow(
+          kind === 'sqlite' ? /UNIQUE constraint failed: spaces\.alias/ : /Duplicate entry 'kept'/,
+        );
+        // Any number of spaces without one.
+        await after.query("INSERT INTO spaces (id, name) VALUES (5, 'No alias either')");
+        await after.undoLastMigration({ transaction: 'each' });
+        expect(await after.query('SELECT id, name FROM spaces ORDER BY id')).toEqual([
+          { id: 3, name: 'Kept' },
+          { id: 4, name: 'Also kept' },
+          { id: 5, name: 'No alias either' },
+        ]);
+        const columns: Array<{ name: string }> = await after.query(
+          kind === 'sqlite'
+            ? "SELECT name FROM pragma_table_info('spaces')"
+            : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'spaces'",
+        );
+        expect(columns.map((c) => c.name)).not.toContain('alias');
+      } finally {
+        await after.destroy();
+      }
+    },
+  );
 });
 
 describe.each(DB_KINDS)(
@@ -506,6 +579,7 @@ describe.each(DB_KINDS)(
           'SpaceTokens1764400000000',
           'BoardRankBuckets1764500000000',
           'LedgerReasons1764600000000',
+          'SpaceAlias1764700000000',
         ]);
         // The schema the entities describe, the index once, and the rows as they were.
         const pending = await after.driver.createSchemaBuilder().log();

@@ -301,8 +301,10 @@ describe('the service process at start', () => {
       const lines = output.split('\n').filter(Boolean);
       expect(lines).toHaveLength(1);
       const line = JSON.parse(lines[0]) as Record<string, unknown>;
-      expect(line).toMatchObject({ level: 'info', database: db.url, strictMode: false });
-      expect(line.msg).toMatch(/^Serving POST http:\/\/localhost:\d+\/query \(database /);
+      expect(line).toMatchObject({ level: 'info', database: db.url, schemaProfile: 'extended' });
+      expect(line.msg).toMatch(
+        /^Serving POST http:\/\/localhost:\d+\/query \(database .*, schema profile extended\)$/,
+      );
       expect(line.port).toBeGreaterThan(0);
     } finally {
       child.kill('SIGTERM');

@@ -1,5 +1,12 @@
 import { GraphQLSchemaHost } from '@nestjs/graphql';
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import {
+  buildSchema,
+  GraphQLObjectType,
+  GraphQLSchema,
+  isObjectType,
+  lexicographicSortSchema,
+  printSchema,
+} from 'graphql';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -173,12 +180,6 @@ describe('the GraphQL schema', () => {
     });
   });
 
-  it('matches the committed, sorted schema.gql (run `npm run schema` after a change)', () => {
-    const served = `${printSchema(lexicographicSortSchema(t.app.get(GraphQLSchemaHost).schema))}\n`;
-    const committed = readFileSync(join(__dirname, '..', '..', 'schema.gql'), 'utf8');
-    expect(served).toBe(committed);
-  });
-
   it('runs queries without per-field plugin hooks (Apollo would wrap every field)', async () => {
     const response = await t.gql('{ space(id: 1) { loyaltyPointsRanks { list { rank } } } }');
     expect(response.status).toBe(200);
@@ -202,7 +203,59 @@ describe('the GraphQL schema', () => {
   });
 });
 
-describe('strict mode', () => {
+/** The SDL a running app serves, sorted, as the `schema` command prints it. */
+const servedSdl = (t: TestApp) =>
+  `${printSchema(lexicographicSortSchema(t.app.get(GraphQLSchemaHost).schema))}\n`;
+
+describe.each([
+  ['extended', 'by default', 'schema.gql', {}],
+  ['spec', 'SCHEMA_PROFILE=spec', 'schema.spec.gql', { SCHEMA_PROFILE: 'spec' }],
+  ['spec', 'STRICT_MODE=true', 'schema.spec.gql', { STRICT_MODE: 'true' }],
+  ['galxe', 'SCHEMA_PROFILE=galxe', 'schema.galxe.gql', { SCHEMA_PROFILE: 'galxe' }],
+])('the %s profile (%s)', (_profile, _how, file, env: Record<string, string>) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', env);
+  });
+  afterAll(() => t?.close());
+
+  it(`serves exactly the committed, sorted ${file} (run \`npm run schema\` after a change)`, () => {
+    expect(servedSdl(t)).toBe(readFileSync(join(__dirname, '..', '..', file), 'utf8'));
+  });
+});
+
+describe('the committed schemas of the three profiles', () => {
+  const sdlOf = (file: string) => readFileSync(join(__dirname, '..', '..', file), 'utf8');
+
+  it('nest: spec within extended within galxe, every type and field kept as it was', () => {
+    const [spec, extended, galxe] = ['schema.spec.gql', 'schema.gql', 'schema.galxe.gql'].map(
+      (file) => buildSchema(sdlOf(file)),
+    );
+    // Fields and their types; arguments may differ only where GALXE_ARGUMENTS says.
+    const fieldsOf = (schema: GraphQLSchema) =>
+      Object.values(schema.getTypeMap())
+        .filter((type) => isObjectType(type) && !type.name.startsWith('__'))
+        .flatMap((type) =>
+          Object.values((type as GraphQLObjectType).getFields()).map(
+            (field) => `${type.name}.${field.name}: ${String(field.type)}`,
+          ),
+        );
+    for (const [narrow, wide] of [
+      [spec, extended],
+      [extended, galxe],
+    ])
+      expect(fieldsOf(wide)).toEqual(expect.arrayContaining(fieldsOf(narrow)));
+    expect(String(extended.getQueryType()!.getFields().space.args[0].type)).toBe('Int!');
+    expect(
+      galxe
+        .getQueryType()!
+        .getFields()
+        .space.args.map((arg) => `${arg.name}: ${String(arg.type)}`),
+    ).toEqual(['alias: String', 'id: Int']);
+  });
+});
+
+describe('the spec profile (STRICT_MODE=true)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('sqlite', { STRICT_MODE: 'true' });

@@ -37,7 +37,9 @@ Commands:
                               addresses with points each (default 5000)
   setup-demo [--entries N]    migrate, load the demo dataset into an empty database, create a
                               token and print a ready-to-paste curl line
-  schema [--out FILE]         print the GraphQL schema (SDL), or write it to FILE
+  schema [--profile spec|extended|galxe] [--out FILE]
+                              print the GraphQL schema (SDL) of a profile (default: the one
+                              SCHEMA_PROFILE sets), or write it to FILE
 
 Environment: DATABASE_URL (default sqlite:./data/loyalty.sqlite), see README.md.`;
 
@@ -204,8 +206,9 @@ describe('loyalty <command> arguments (no database)', () => {
     [['schema', '--out'], '--out needs a value'],
     [
       ['schema', '--out', 'a.gql', 'b.gql'],
-      "Unexpected argument 'b.gql'. This command does not take positional arguments\nusage: schema [--out FILE]",
+      "Unexpected argument 'b.gql'. This command does not take positional arguments\nusage: schema [--profile spec|extended|galxe] [--out FILE]",
     ],
+    [['schema', '--profile', 'strict'], '--profile must be one of spec, extended, galxe'],
   ])('%j: a usage error on stderr, exit 2', async (args, message) => {
     expect(await cli(...args)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
   });
@@ -267,6 +270,10 @@ describe('loyalty <command> arguments (no database)', () => {
     expect(setupDemoCommand.parse(['--entries', '20'])).toEqual({ entries: 20 });
     expect(schemaCommand.parse([])).toEqual({ out: undefined });
     expect(schemaCommand.parse(['--out', 'schema.gql'])).toEqual({ out: 'schema.gql' });
+    expect(schemaCommand.parse(['--profile', 'galxe', '--out', 'schema.galxe.gql'])).toEqual({
+      out: 'schema.galxe.gql',
+      profile: 'galxe',
+    });
   });
 
   it('takes --flag=value too, and the first of a repeated flag (as before)', () => {

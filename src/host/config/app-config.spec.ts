@@ -24,7 +24,7 @@ describe('loadConfig', () => {
         database: { kind: 'sqlite', file: resolve(process.cwd(), 'data', 'loyalty.sqlite') },
         databaseReplicas: [],
         databaseReplicaUrls: [],
-        strictMode: false,
+        schemaProfile: 'extended',
         introspection: true,
         cursorSecret: undefined,
         migrateOnStart: true,
@@ -88,7 +88,7 @@ describe('loadConfig', () => {
         CURSOR_SECRET: '',
       });
       expect(config).toMatchObject({
-        strictMode: false,
+        schemaProfile: 'extended',
         introspection: true,
         migrateOnStart: true,
       });
@@ -178,7 +178,7 @@ describe('loadConfig', () => {
           'mysql://ro:***@replica-1/loyalty',
           'mariadb://ro@replica-2:3308/loyalty',
         ],
-        strictMode: true,
+        schemaProfile: 'spec',
         introspection: false,
         cursorSecret: SECRET_32,
         migrateOnStart: false,
@@ -280,16 +280,11 @@ describe('loadConfig', () => {
   });
 
   describe('booleans', () => {
-    const names: Array<
+    const names: Array<['INTROSPECTION' | 'MIGRATE_ON_START', 'introspection' | 'migrateOnStart']> =
       [
-        'STRICT_MODE' | 'INTROSPECTION' | 'MIGRATE_ON_START',
-        'strictMode' | 'introspection' | 'migrateOnStart',
-      ]
-    > = [
-      ['STRICT_MODE', 'strictMode'],
-      ['INTROSPECTION', 'introspection'],
-      ['MIGRATE_ON_START', 'migrateOnStart'],
-    ];
+        ['INTROSPECTION', 'introspection'],
+        ['MIGRATE_ON_START', 'migrateOnStart'],
+      ];
 
     describe.each(names)('%s', (name, field) => {
       it.each(['true', 'TRUE', 'True', '1', 'yes', 'YES', 'on', ' true '])(
@@ -315,6 +310,44 @@ describe('loadConfig', () => {
           expect(error.problems[0]).toContain(raw);
         },
       );
+    });
+  });
+
+  describe('SCHEMA_PROFILE and STRICT_MODE', () => {
+    it.each([
+      [{}, 'extended'],
+      [{ SCHEMA_PROFILE: 'spec' }, 'spec'],
+      [{ SCHEMA_PROFILE: 'extended' }, 'extended'],
+      [{ SCHEMA_PROFILE: ' Galxe ' }, 'galxe'],
+      [{ STRICT_MODE: 'true' }, 'spec'],
+      [{ STRICT_MODE: 'yes', SCHEMA_PROFILE: 'spec' }, 'spec'],
+      [{ STRICT_MODE: 'false' }, 'extended'],
+      [{ STRICT_MODE: 'false', SCHEMA_PROFILE: 'galxe' }, 'galxe'],
+      [{ STRICT_MODE: 'off', SCHEMA_PROFILE: 'spec' }, 'spec'],
+    ])('reads %p as the %s profile', (env, profile) => {
+      expect(loadConfig(env).schemaProfile).toBe(profile);
+    });
+
+    it('refuses an unknown profile, listing the profiles', () => {
+      const error = configErrorOf({ SCHEMA_PROFILE: 'strict' });
+      expect(error.problems).toEqual([
+        'SCHEMA_PROFILE must be one of spec, extended, galxe (got "strict")',
+      ]);
+    });
+
+    it.each(['extended', 'galxe'])(
+      'refuses STRICT_MODE=true beside SCHEMA_PROFILE=%s, naming both',
+      (profile) => {
+        const error = configErrorOf({ STRICT_MODE: 'true', SCHEMA_PROFILE: profile });
+        expect(error.problems).toEqual([
+          `STRICT_MODE=true means SCHEMA_PROFILE=spec, but SCHEMA_PROFILE is "${profile}": set only one of them`,
+        ]);
+      },
+    );
+
+    it.each(['maybe', '2', 'enabled'])('refuses STRICT_MODE=%p, naming the setting', (raw) => {
+      const error = configErrorOf({ STRICT_MODE: raw });
+      expect(error.problems).toEqual([`STRICT_MODE must be true or false (got "${raw}")`]);
     });
   });
 

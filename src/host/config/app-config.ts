@@ -1,3 +1,4 @@
+import { SCHEMA_PROFILES, SchemaProfile } from '../../common/graphql/schema-profile';
 import { LOG_LEVELS, LogLevelName } from '../logging/log-levels';
 import type { MetricsConfig } from '../metrics/metrics-endpoint';
 import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limit-rules';
@@ -17,8 +18,8 @@ export interface AppConfig {
   /** MySQL/MariaDB replicas for leaderboard reads (DATABASE_REPLICA_URLS), redacted URLs too. */
   databaseReplicas: Array<Extract<DatabaseConfig, { kind: 'mysql' }>>;
   databaseReplicaUrls: string[];
-  /** Hide the extensions, leaving exactly the base schema (docs/api.md, strict mode). */
-  strictMode: boolean;
+  /** Which schema /query serves (docs/api.md, Schema profiles); STRICT_MODE=true is `spec`. */
+  schemaProfile: SchemaProfile;
   introspection: boolean;
   /** Signs cursors; when absent a secret is generated once and kept in the database. */
   cursorSecret?: string;
@@ -83,6 +84,27 @@ function readBoolean(
   if (['0', 'false', 'no', 'off'].includes(value)) return false;
   problems.push(`${name} must be true or false (got "${raw}")`);
   return fallback;
+}
+
+/**
+ * SCHEMA_PROFILE, with STRICT_MODE=true kept as the older name of `spec`. The two naming different
+ * profiles is refused rather than one silently winning.
+ */
+function readSchemaProfile(env: NodeJS.ProcessEnv, problems: string[]): SchemaProfile {
+  const strict = readBoolean(env, 'STRICT_MODE', false, problems);
+  const raw = env.SCHEMA_PROFILE;
+  if (raw === undefined || raw.trim() === '') return strict ? 'spec' : 'extended';
+  const value = raw.trim().toLowerCase();
+  if (!(SCHEMA_PROFILES as readonly string[]).includes(value)) {
+    problems.push(`SCHEMA_PROFILE must be one of ${SCHEMA_PROFILES.join(', ')} (got "${raw}")`);
+    return 'extended';
+  }
+  if (strict && value !== 'spec') {
+    problems.push(
+      `STRICT_MODE=true means SCHEMA_PROFILE=spec, but SCHEMA_PROFILE is "${raw}": set only one of them`,
+    );
+  }
+  return value as SchemaProfile;
 }
 
 function readInt(
@@ -207,7 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     database,
     databaseReplicas,
     databaseReplicaUrls: replicaUrls.map(redact),
-    strictMode: readBoolean(env, 'STRICT_MODE', false, problems),
+    schemaProfile: readSchemaProfile(env, problems),
     introspection: readBoolean(env, 'INTROSPECTION', true, problems),
     cursorSecret,
     migrateOnStart: readBoolean(env, 'MIGRATE_ON_START', true, problems),

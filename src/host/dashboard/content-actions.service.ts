@@ -18,6 +18,8 @@ export interface SpaceForm {
   id: string;
   name: string;
   description: string;
+  /** As typed; empty removes it; absent (a form without the field) keeps the stored one. */
+  alias?: string;
 }
 
 /** The sprint form as sent; `allowOverlap` is the "Allow overlapping sprints" box. */
@@ -59,6 +61,7 @@ const FORM_FIELDS: Record<string, { field: string; label: string }> = {
   id: { field: 'id', label: 'Id' },
   name: { field: 'name', label: 'Name' },
   description: { field: 'description', label: 'Description' },
+  alias: { field: 'alias', label: 'Alias' },
   startTime: { field: 'start', label: 'Start' },
   endTime: { field: 'end', label: 'End' },
   status: { field: 'status', label: 'Status' },
@@ -97,6 +100,15 @@ function numericId(value: string, label: string): number {
   if (!(id >= 1 && id <= MAX_INT_ID))
     throw new ContentFormRefusal(`${label} must be a whole number from 1 to ${MAX_INT_ID}`, 'id');
   return id;
+}
+
+/**
+ * The alias a space form sets: lower-cased as typed (aliases are), null when left empty, undefined
+ * from a form without the field.
+ */
+function aliasOf(form: SpaceForm): string | null | undefined {
+  if (form.alias === undefined) return undefined;
+  return form.alias.trim().toLowerCase() || null;
 }
 
 /** A sprint as messages and the audit trail name it. */
@@ -164,21 +176,24 @@ export class ContentActions {
     }
     const description = form.description.trim();
     const name = form.name.trim();
+    const alias = aliasOf(form);
     await this.apply(id, {
       type: 'space',
       id,
       name,
       ...(description === '' ? {} : { description }),
+      ...(alias ? { alias } : {}),
     });
     await this.record(session, address, 'space.create', id, name, {
       id,
       name,
       description: clipped(description || null),
+      ...(alias ? { alias } : {}),
     });
     return id;
   }
 
-  /** A description left empty clears it. */
+  /** A description or an alias left empty clears it. */
   async updateSpace(
     session: DashboardSession,
     space: SpaceEntity,
@@ -187,12 +202,22 @@ export class ContentActions {
   ): Promise<void> {
     const name = form.name.trim();
     const description = form.description.trim() || null;
-    await this.apply(space.id, { type: 'space', id: space.id, name, description });
+    const alias = aliasOf(form);
+    await this.apply(space.id, {
+      type: 'space',
+      id: space.id,
+      name,
+      description,
+      ...(alias === undefined ? {} : { alias }),
+    });
     await this.record(session, address, 'space.update', space.id, name, {
       id: space.id,
       name,
       description: clipped(description),
       ...(name === space.name ? {} : { previousName: space.name }),
+      ...(alias === undefined || alias === space.alias
+        ? {}
+        : { alias, previousAlias: space.alias }),
     });
   }
 

@@ -54,6 +54,7 @@ const spaceForm = (body: Form): SpaceForm => ({
   id: text(body?.id),
   name: text(body?.name),
   description: text(body?.description),
+  alias: text(body?.alias),
 });
 const sprintForm = (body: Form): SprintForm => ({
   id: text(body?.id),
@@ -96,7 +97,9 @@ export class ContentPagesController {
   async newSpace(@CurrentSession() session: DashboardSession): Promise<SafeHtml> {
     this.operatorOnly(session);
     const id = await this.actions.proposedSpaceId();
-    return spaceFormPage(session, { form: { id: optional(id), name: '', description: '' } });
+    return spaceFormPage(session, {
+      form: { id: optional(id), name: '', description: '', alias: '' },
+    });
   }
 
   @Post('spaces/new')
@@ -125,7 +128,12 @@ export class ContentPagesController {
     const space = await this.views.pageSpace(session, id, 'space.manage');
     return spaceFormPage(session, {
       space,
-      form: { id: String(space.id), name: space.name, description: space.description ?? '' },
+      form: {
+        id: String(space.id),
+        name: space.name,
+        description: space.description ?? '',
+        alias: space.alias ?? '',
+      },
     });
   }
 

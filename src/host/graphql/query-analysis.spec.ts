@@ -48,6 +48,19 @@ describe('analyzeOperation', () => {
     ).toBe(base);
   });
 
+  it("weighs a galxe campaign list by its input's first, and what each campaign's space reads", () => {
+    const list = (input: string) =>
+      `query($i: ListCampaignInput!) { campaigns(input: ${input}) { list { id space { loyaltyPointsRanks(first: 1000) { list { rank } } } } } }`;
+    const hundred = shape(list('$i'), { i: { spaceId: '1', first: 100 } }).cost;
+    // A board page of 1000 under each of 100 campaigns: far beyond the default MAX_QUERY_COST.
+    expect(hundred).toBeGreaterThan(100 * 1000);
+    expect(shape(list('{ spaceId: 1, first: 100 }')).cost).toBe(hundred);
+    expect(shape(list('{ spaceId: 1, first: 5000 }')).cost).toBe(hundred);
+    expect(shape(list('$i'), { i: { spaceId: '1' } }).cost).toBe(
+      shape(list('{ spaceId: 1, first: 20 }')).cost,
+    );
+  });
+
   it('counts fragments exactly as the fields they stand for', () => {
     const base = shape(direct);
     expect(

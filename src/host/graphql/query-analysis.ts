@@ -8,6 +8,7 @@ import {
   ValueNode,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../leaderboards/paging/page-request';
+import { DEFAULT_CAMPAIGN_PAGE, MAX_CAMPAIGN_PAGE } from '../../quests/campaigns/campaign-list';
 import type { IntrospectionWeights } from './introspection-weights';
 
 export interface QueryShape {
@@ -28,6 +29,10 @@ export interface AnalysisReads {
 
 /** Fields that return a page of a board: their `list` and `edges` repeat per entry. */
 const PAGED_FIELDS = new Set(['loyaltyPointsRanks', 'spaceLoyaltyPointsRanks']);
+/** Pages sized by `input.first` (the galxe profile's campaign lists): their default and maximum. */
+const INPUT_PAGED_FIELDS: Record<string, { size: number; max: number }> = {
+  campaigns: { size: DEFAULT_CAMPAIGN_PAGE, max: MAX_CAMPAIGN_PAGE },
+};
 const PER_ENTRY_FIELDS = new Set(['list', 'edges']);
 /** Lists without a page size (a space's sprints): assumed this long. */
 const UNPAGED_LIST_FIELDS: Record<string, number> = { sprints: 20 };
@@ -59,7 +64,25 @@ export function analyzeOperation(
       defaults.set(definition.variable.name.value, valueOf(definition.defaultValue, {}, reads));
   }
 
+  /** `input.first` of a campaign list, from an object literal or a variable, else the default. */
+  const inputPageSizeOf = (field: FieldNode, { size, max }: { size: number; max: number }) => {
+    const input = field.arguments?.find((arg) => arg.name.value === 'input')?.value;
+    let value: unknown = undefined;
+    if (input?.kind === Kind.VARIABLE) {
+      reads.variables = true;
+      const given = variables[input.name.value] ?? defaults.get(input.name.value);
+      value = (given as { first?: unknown } | null | undefined)?.first;
+    } else if (input?.kind === Kind.OBJECT) {
+      const first = input.fields.find((f) => f.name.value === 'first');
+      if (first) value = valueOf(first.value, variables, reads);
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) return size;
+    return Math.max(1, Math.min(max, Math.trunc(value)));
+  };
+
   const pageSizeOf = (field: FieldNode): number => {
+    const byInput = INPUT_PAGED_FIELDS[field.name.value];
+    if (byInput) return inputPageSizeOf(field, byInput);
     const first = field.arguments?.find((arg) => arg.name.value === 'first');
     let value: unknown = undefined;
     if (first?.value.kind === Kind.VARIABLE) {
@@ -178,7 +201,9 @@ export function analyzeOperation(
         ? walk(
             selection.selectionSet,
             visiting,
-            PAGED_FIELDS.has(name) ? pageSizeOf(selection) : undefined,
+            PAGED_FIELDS.has(name) || name in INPUT_PAGED_FIELDS
+              ? pageSizeOf(selection)
+              : undefined,
           )
         : { depth: 0, aliases: 0, cost: 0 };
       shape.depth = Math.max(shape.depth, inner.depth + 1);

@@ -7,11 +7,14 @@ import { CurrentToken } from '../../auth/current-token.decorator';
 import { requestOfContext } from '../../common/graphql/request-of';
 import { throwIfPastDeadline } from '../../common/deadline/deadline';
 import { DeadlineGuard } from '../../common/deadline/deadline.guard';
+import { ErrorCode } from '../../common/errors/error-code';
+import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { LoyaltyExceptionFilter } from '../../common/errors/loyalty-exception.filter';
 import { ExtensionField } from '../../common/graphql/extension-field.decorator';
 import { selectsPath } from '../../common/graphql/selection';
 import { Space } from '../../spaces/space.model';
 import { AddressLoyaltyPointsArgs } from './dto/address-loyalty-points.args';
+import { LoyaltyPointsRankOrder } from './dto/loyalty-points-rank-order.enum';
 import { LoyaltyPointsRanksArgs } from './dto/loyalty-points-ranks.args';
 import { SpaceLoyaltyPointsRanksArgs } from './dto/space-loyalty-points-ranks.args';
 import { LeaderboardsService, RankReadOptions } from './leaderboards.service';
@@ -56,6 +59,11 @@ export class LeaderboardsResolver {
   ): Promise<LoyaltyPointsRanks> {
     // Guards do not run on field resolvers (Nest's fieldResolverEnhancers): checked here.
     throwIfPastDeadline(requestOfContext(context));
+    if (args.order === LoyaltyPointsRankOrder.GalxeID)
+      throw new LoyaltyException(
+        ErrorCode.INVALID_ARGUMENT,
+        'order GalxeID is not supported: this service keeps no Galxe IDs to sort by; use Points (the default)',
+      );
     return this.leaderboards.getPage(
       space.spaceId,
       args.sprintId,

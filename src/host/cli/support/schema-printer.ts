@@ -27,7 +27,8 @@ function installed(name: string): boolean {
 }
 
 /**
- * The SDL the service serves (strict or not, as configured), sorted: what schema.gql holds. It
+ * The SDL the service serves under `config.schemaProfile`, sorted: what schema.gql (extended),
+ * schema.spec.gql and schema.galxe.gql hold. It
  * boots the standalone service's app, so it loads that app's packages (Fastify, Apollo) only here:
  * the other commands run in hosts that have neither.
  */

@@ -14,7 +14,8 @@ interface Refusal {
 export interface SpaceFormView extends Refusal {
   /** The space being edited; absent on the new space form. */
   space?: { id: number; name: string };
-  form: { id: string; name: string; description: string };
+  /** `alias` absent: shown empty (a form that does not carry it yet). */
+  form: { id: string; name: string; description: string; alias?: string };
 }
 
 export interface SprintRow {
@@ -177,6 +178,14 @@ export function spaceFormPage(session: Signed, view: SpaceFormView): SafeHtml {
     value: view.form.description,
     hint: editing ? 'One line. Left empty, the description is removed.' : 'One line.',
     attributes: html`maxlength="10000"`,
+  })}
+  ${field(view, {
+    id: 'space-alias',
+    name: 'alias',
+    label: 'Alias',
+    value: view.form.alias ?? '',
+    hint: `Up to 64 lower-case letters, digits and hyphens, such as my-space, unique among spaces: under the galxe schema profile, clients of Galxe's API find the space by it.${editing ? ' Left empty, the alias is removed.' : ''}`,
+    attributes: html`maxlength="64" autocapitalize="none" autocomplete="off" spellcheck="false"`,
   })}`;
   return editing
     ? formPage(session, {

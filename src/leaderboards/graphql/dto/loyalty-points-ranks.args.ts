@@ -1,4 +1,5 @@
 import { ArgsType, Field, Int } from '@nestjs/graphql';
+import { LoyaltyPointsRankOrder } from './loyalty-points-rank-order.enum';
 
 @ArgsType()
 export class LoyaltyPointsRanksArgs {
@@ -29,4 +30,11 @@ export class LoyaltyPointsRanksArgs {
     deprecationReason: 'Use cursor-based pagination with cursorAfter / cursorBefore.',
   })
   after?: string | null;
+
+  /** Galxe profile only (GALXE_ARGUMENTS): the other profiles have no `order`. */
+  @Field(() => LoyaltyPointsRankOrder, {
+    nullable: true,
+    description: 'Points (the default), as Galxe names the order of the board',
+  })
+  order?: LoyaltyPointsRankOrder | null;
 }
