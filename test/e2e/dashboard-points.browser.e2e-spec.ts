@@ -208,6 +208,9 @@ describe('points in a browser', () => {
       'Duplicate claim',
       'Bug report, critical',
     ]);
+    expect(await texts('dt:text("Time of lines without one") + dd')).toEqual([
+      'When the upload is applied',
+    ]);
     await visit('preview');
     await page.getByRole('button', { name: 'Apply 4 lines' }).click();
     await page.waitForSelector('.alert.notice[role="status"]');
@@ -295,5 +298,54 @@ describe('points in a browser', () => {
       0,
     );
     await expect(pointsOf('0xB160')).resolves.toBe(expected);
+  });
+
+  it('follows an apply on the server when a proxy gives up waiting for its answer', async () => {
+    const lines = Array.from({ length: 60_000 }, (_, i) => `0xCAB${i % 4000},${(i % 5) + 1}`);
+    await page.goto(`${base}/dashboard/spaces/${SPACE}/points/uploads`);
+    await page.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'behind-a-proxy.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(['address,points', ...lines].join('\n')),
+    });
+    await page.getByLabel('Reason for lines without one').fill('Proxy');
+    await page.getByRole('button', { name: 'Check the lines' }).click();
+    await page.waitForURL(/\/points\/uploads\/[0-9a-f-]{36}$/);
+
+    // A proxy in front of the service: it passes the apply on, and answers 504 before the service.
+    let passedOn: Promise<unknown> | undefined;
+    await page.route('**/apply', async (route) => {
+      const request = route.request();
+      const headers = Object.fromEntries(
+        Object.entries(await request.allHeaders()).filter(
+          ([name]) => !['host', 'content-length', 'connection'].includes(name),
+        ),
+      );
+      passedOn = fetch(request.url(), {
+        method: 'POST',
+        headers,
+        body: request.postData() ?? '',
+        redirect: 'manual',
+      }).then((answer) => answer.text());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await route.fulfill({
+        status: 504,
+        contentType: 'text/html',
+        body: '<html><body><h1>504 Gateway Time-out</h1></body></html>',
+      });
+    });
+    await page.getByRole('button', { name: 'Apply 60,000 lines' }).click({ noWaitAfter: true });
+    await page.waitForSelector('.alert.notice[role="status"]', { timeout: 120_000 });
+    await page.unroute('**/apply');
+    await passedOn;
+    expect((await texts('.alert.notice[role="status"]'))[0]).toMatch(
+      /: 60,000 applied, 0 already applied, 0 refused\.$/,
+    );
+    expect(await texts('[role="alert"]')).toEqual([]);
+    // The proxy's 504, as Chromium logs it: expected here.
+    const proxied = consoleErrors.findIndex((error) => /status of 504/.test(error));
+    expect(proxied).toBeGreaterThanOrEqual(0);
+    consoleErrors.splice(proxied, 1);
+    await visit('apply-followed');
   });
 });

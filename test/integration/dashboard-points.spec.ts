@@ -1,11 +1,18 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { request as httpRequest } from 'node:http';
+import type { DataSource, Repository } from 'typeorm';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { MembersService } from '../../src/host/dashboard/accounts/members.service';
 import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
 import { AuditEntry, AuditService } from '../../src/host/dashboard/audit/audit.service';
+import { IngestService } from '../../src/ingest/ingest.service';
+import { PointsUploadLineEntity } from '../../src/host/dashboard/points-upload-line.entity';
 import { normaliseUpload } from '../../src/host/dashboard/points-upload-parser';
-import { KEPT_UPLOADS } from '../../src/host/dashboard/points-uploads.service';
+import {
+  KEPT_UPLOAD_MS,
+  KEPT_UPLOADS,
+  PointsUploads,
+} from '../../src/host/dashboard/points-uploads.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -49,7 +56,13 @@ const uploadIdOf = (location: string | null) =>
   /\/points\/uploads\/([0-9a-f-]{36})$/.exec(location ?? '')?.[1];
 /** A summary's value on the upload page: <dt>term</dt><dd>value</dd>. */
 const summaryOf = (page: string, term: string) =>
-  new RegExp(`<dt>${term}</dt>\\s*<dd[^>]*>([^<]*)<`).exec(page)?.[1];
+  new RegExp(`<dt>${term}</dt>\\s*<dd[^>]*>([^<]*)<`).exec(page)?.[1].trim();
+/** The time of lines without one, as the upload page's summary gives it (ms), or its words. */
+const linesTimeOf = (page: string) => {
+  const dd = /<dt>Time of lines without one<\/dt>\s*<dd>([\s\S]*?)<\/dd>/.exec(page)?.[1] ?? '';
+  const at = /datetime="([^"]+)"/.exec(dd)?.[1];
+  return at === undefined ? dd.trim() : Date.parse(at);
+};
 
 const CSV = [
   'address,points,reason,occurredAt',
@@ -62,6 +75,67 @@ const CSV = [
   '0xD00D,3,"Bug report, critical",',
 ].join('\n');
 const CSV_TOTALS = { '0xA11CE': 20, '0xB0B': 17, '0xD00D': 3 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What came back to a body sent in pieces: the answer, and how much of the body was sent by then. */
+interface EarlyAnswer {
+  status: number;
+  location: string | undefined;
+  setCookie: string[];
+  sentBytes: number;
+  bodyBytes: number;
+}
+
+/**
+ * POSTs a form body of `bodyBytes` in 64 KB pieces, each when the socket takes it, and stops at the
+ * answer: a server that reads the whole body first answers only once all of it was sent.
+ */
+function postInPieces(
+  url: string,
+  headers: Record<string, string>,
+  bodyBytes: number,
+): Promise<EarlyAnswer> {
+  return new Promise((resolve, reject) => {
+    let sentBytes = 0;
+    let answered = false;
+    const piece = Buffer.alloc(64 * 1024, 'a');
+    const request = httpRequest(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': String(bodyBytes),
+        ...headers,
+      },
+    });
+    request.on('response', (response) => {
+      answered = true;
+      resolve({
+        status: response.statusCode ?? 0,
+        location: response.headers.location,
+        setCookie: response.headers['set-cookie'] ?? [],
+        sentBytes,
+        bodyBytes,
+      });
+      response.resume();
+      request.destroy();
+    });
+    // The server closes the connection once it has answered: writing on then fails.
+    request.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    const write = () => {
+      while (!answered && sentBytes < bodyBytes) {
+        const size = Math.min(piece.length, bodyBytes - sentBytes);
+        sentBytes += size;
+        if (!request.write(size === piece.length ? piece : piece.subarray(0, size)))
+          return void request.once('drain', write);
+      }
+      if (!answered) request.end();
+    };
+    write();
+  });
+}
 
 describe.each(DB_KINDS)('the points pages on %s', (kind) => {
   let t: TestApp;
@@ -122,10 +196,11 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
     return answer.body.data.space.addressLoyaltyPoints?.points as number | undefined;
   };
 
-  const audit = async (): Promise<AuditEntry[]> =>
-    (await t.app.get(AuditService).list({ limit: 500 })).filter(
-      (entry) => entry.action === 'points.adjust',
-    );
+  const audit = async (action = 'points.adjust'): Promise<AuditEntry[]> =>
+    (await t.app.get(AuditService).list({ limit: 500 })).filter((entry) => entry.action === action);
+
+  const sql = (query: string, parameters: unknown[] = []) =>
+    t.app.get<DataSource>(getDataSourceToken()).query(query, parameters);
 
   /** The single form as the space page renders it, sent with `fields`. */
   const adjust = async (person: Person, fields: Record<string, string>, spaceId = ALPHA) => {
@@ -146,6 +221,15 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
     const page = await editor.page(sent.headers.get('location')!);
     expect(page.status).toBe(200);
     return { id: id!, path: sent.headers.get('location')!, page: page.text };
+  };
+
+  /** One address's points on a sprint's board. */
+  const sprintPointsOf = async (address: string, sprintId: number) => {
+    const answer = await t.gql(
+      `query ($address: String!, $sprint: Int) { space(id: ${ALPHA}) { addressLoyaltyPoints(address: $address, sprintId: $sprint) { points } } }`,
+      { address, sprint: sprintId },
+    );
+    return answer.body.data.space.addressLoyaltyPoints?.points as number | undefined;
   };
 
   const applyUpload = async (path: string, person: Person = editor) => {
@@ -259,7 +343,7 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
 
   it('previews a CSV upload with each refused line, applies it, and applies nothing the second time', async () => {
     const before = await board();
-    const { path, page } = await preview(CSV, 'Spring campaign');
+    const { id, path, page } = await preview(CSV, 'Spring campaign');
     expect(summaryOf(page, 'Lines')).toBe('7');
     expect(summaryOf(page, 'Valid lines')).toBe('5');
     expect(summaryOf(page, 'Refused lines')).toBe('2');
@@ -275,6 +359,7 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
     expect(page).toContain('<td data-label="Reason">Bug report, critical</td>');
     expect(page).toContain('<td data-label="Reason">Spring campaign</td>');
     expect(page).toMatch(/<button type="submit">Apply 5 lines<\/button>/);
+    expect(linesTimeOf(page)).toBe('When the upload is applied');
     // Nothing is applied by a preview.
     expect(await board()).toEqual(before);
 
@@ -297,10 +382,24 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
         address,
         points: (before[address] ?? 0) + points,
       });
-    expect((await audit()).find((entry) => entry.detail?.upload)).toMatchObject({
-      target: 'upload points.csv',
-      detail: { lines: 5, applied: 5, unchanged: 0, refused: 0, reason: 'Spring campaign' },
-    });
+    const applies = (await audit('points.upload')).filter((entry) => entry.detail?.upload === id);
+    expect(applies).toEqual([
+      expect.objectContaining({
+        actor: 'editor@example.com',
+        spaceId: ALPHA,
+        target: 'points.csv',
+        detail: expect.objectContaining({
+          upload: id,
+          lines: 5,
+          applied: 5,
+          unchanged: 0,
+          refused: 0,
+          reason: 'Spring campaign',
+        }),
+      }),
+    ]);
+    // An upload's apply is no single adjustment.
+    expect((await audit()).some((entry) => entry.detail?.upload === id)).toBe(false);
 
     // Applying it again (a resend) leaves it as it is.
     expect((await applyUpload(path)).status).toBe(200);
@@ -453,5 +552,230 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
       (await operator.form(`/dashboard/spaces/${BETA}/points/uploads/${id}/apply`)).status,
     ).toBe(404);
     expect(await ledger(BETA)).toEqual([]);
+  });
+
+  it('refuses an upload without a session before reading its body, as the pages do', async () => {
+    const url = `${base}/dashboard/spaces/${ALPHA}/points/uploads`;
+    const mb = 1024 * 1024;
+    for (const headers of [{}, { cookie: 'lb_session=not-a-session' }] as Array<
+      Record<string, string>
+    >) {
+      const answer = await postInPieces(url, headers, 20 * mb);
+      expect(answer).toMatchObject({ status: 303, location: '/dashboard/sign-in' });
+      expect(answer.setCookie.join()).toMatch(/lb_notice=session-ended/);
+      // Answered while most of the body was still to come (what sockets buffer aside).
+      expect(answer.sentBytes).toBeLessThan(answer.bodyBytes / 2);
+    }
+    // The same body from a signed-in editor is read whole, and refused for what it says.
+    const signed = await postInPieces(url, { cookie: editor.client.cookieHeader() }, 2 * mb);
+    expect(signed).toMatchObject({ status: 403, sentBytes: 2 * mb });
+  });
+
+  it("reads one upload a session at a time, and the session's next once the first is over", async () => {
+    const url = new URL(`${base}/dashboard/spaces/${ALPHA}/points/uploads`);
+    const slow = httpRequest(url, {
+      method: 'POST',
+      headers: {
+        cookie: editor.client.cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': '100000',
+      },
+    });
+    slow.on('error', () => undefined);
+    slow.write(`_csrf=${editor.csrf}&content=`);
+    await sleep(300);
+    const second = await upload(editor, { content: 'address,points\n0xBUSY,1', reason: 'Busy' });
+    expect({ status: second.status, alert: alertOf(second.text) }).toEqual({
+      status: 429,
+      alert:
+        'Another upload of yours is being sent or checked: wait until it is done, then send this one.',
+    });
+    // Another session is not held up.
+    const operator = await signIn(OPERATOR);
+    const other = await upload(operator, { content: 'address,points\n0xBUSY,1', reason: 'Busy' });
+    expect(other.status).toBe(303);
+    slow.destroy();
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 303; i++) {
+      await sleep(50);
+      status = (await upload(editor, { content: 'address,points\n0xBUSY,2', reason: 'Busy' }))
+        .status;
+    }
+    expect(status).toBe(303);
+  });
+
+  it('dates lines without a time when the upload is applied, on the board of that sprint', async () => {
+    const now = Date.now();
+    // Sprint 41 ends after the upload and before the apply; sprint 42 follows it.
+    const end = Math.ceil((now + 2_000) / 1000) * 1000;
+    await t.load([
+      {
+        type: 'sprint',
+        id: 41,
+        spaceId: ALPHA,
+        name: 'S41',
+        startTime: iso(now - 3_600_000),
+        endTime: iso(end),
+      },
+      {
+        type: 'sprint',
+        id: 42,
+        spaceId: ALPHA,
+        name: 'S42',
+        startTime: iso(end),
+        endTime: iso(end + 86_400_000),
+      },
+    ]);
+    const file = 'address,points,occurredAt\n0xLATE,9,\n0xEARLY,4,' + iso(now - 60_000);
+    const first = await preview(file, 'Sprint dating');
+    expect(Date.now()).toBeLessThan(end);
+    expect(linesTimeOf(first.page)).toBe('When the upload is applied');
+    expect(first.page).toMatch(/0xLATE<\/code><\/td>[^]*?<td data-label="Time">When applied<\/td>/);
+    await sleep(end - Date.now() + 100);
+    const applied = await applyUpload(first.path);
+    expect(statusOf(applied.text)).toMatch(/: 2 applied, 0 already applied, 0 refused\.$/);
+    const appliedAt = linesTimeOf(applied.text) as number;
+    expect(appliedAt).toBeGreaterThanOrEqual(end);
+    expect({
+      late: [await sprintPointsOf('0xLATE', 41), await sprintPointsOf('0xLATE', 42)],
+      early: [await sprintPointsOf('0xEARLY', 41), await sprintPointsOf('0xEARLY', 42)],
+    }).toEqual({ late: [undefined, 9], early: [4, undefined] });
+    // Stored with the upload: an apply taken up again uses the same time.
+    await sql("UPDATE points_uploads SET status = 'stopped' WHERE id = ?", [first.id]);
+    const resumed = await applyUpload(first.path);
+    expect(statusOf(resumed.text)).toMatch(/: 0 applied, 2 already applied, 0 refused\.$/);
+    expect(linesTimeOf(resumed.text)).toBe(appliedAt);
+
+    // The same file uploaded again later: its lines take the time of the earlier apply.
+    await sleep(20);
+    const again = await preview(file, 'Sprint dating');
+    expect(linesTimeOf(again.page)).toBe('When the upload is applied');
+    const reapplied = await applyUpload(again.path);
+    expect(statusOf(reapplied.text)).toMatch(/: 0 applied, 2 already applied, 0 refused\.$/);
+    expect(linesTimeOf(reapplied.text)).toBe(appliedAt);
+    expect(await sprintPointsOf('0xLATE', 42)).toBe(9);
+    expect(await pointsOf('0xLATE')).toBe(9);
+  });
+
+  it('refuses to apply an upload whose lines are gone as expired, applying nothing', async () => {
+    const { id, path } = await preview('address,points\n0xGONE,5', 'Gone');
+    // What an expiry that raced this apply left before the fix: the lines, and no mark.
+    await sql('DELETE FROM points_upload_lines WHERE upload_id = ?', [id]);
+    const refused = await applyUpload(path);
+    expect(refused.status).toBe(400);
+    expect(alertOf(refused.text)).toBe(
+      'This upload expired and its lines are no longer kept: upload the file again',
+    );
+    expect(refused.text).not.toContain('data-points-apply');
+    expect(await pointsOf('0xGONE')).toBeUndefined();
+    const [row] = await sql('SELECT status, expired_at AS e FROM points_uploads WHERE id = ?', [
+      id,
+    ]);
+    expect(row.status).not.toBe('applied');
+    expect(row.e).not.toBeNull();
+    expect((await audit('points.upload')).some((entry) => entry.detail?.upload === id)).toBe(false);
+  });
+
+  it('applies an upload whole or not at all when the next upload expires it meanwhile', async () => {
+    const service = t.app.get(PointsUploads);
+    const lines = (service as unknown as { lines: Repository<PointsUploadLineEntity> }).lines;
+    const ingest = t.app.get(IngestService);
+    /** The target and KEPT_UPLOADS - 1 newer ones: the next upload pushes it out. */
+    const lastKept = async (name: string, count: number) => {
+      const file = [
+        'address,points',
+        ...Array.from({ length: count }, (_, i) => `0x${name}${i},1`),
+      ].join('\n');
+      const target = await preview(file, name);
+      for (let i = 1; i < KEPT_UPLOADS; i++)
+        await preview(`address,points\n0x${name}FILL${i},1`, 'Fill');
+      return { ...target, sha: normaliseUpload(file, ALPHA).sha256.slice(0, 32) };
+    };
+    const push = (name: string) =>
+      upload(editor, { content: `address,points\n0x${name}PUSH,1`, reason: 'Push' });
+    const stateOf = async (target: { id: string; sha: string }) => {
+      const [row] = await sql(
+        'SELECT status, applied_count AS a, expired_at AS e FROM points_uploads WHERE id = ?',
+        [target.id],
+      );
+      const inLedger = (await ledger()).filter((entry) =>
+        entry.key.startsWith(`upload:${target.sha}:`),
+      );
+      return {
+        status: row.status,
+        applied: row.a === null ? null : Number(row.a),
+        expired: row.e !== null,
+        inLedger: inLedger.length,
+      };
+    };
+
+    // The apply is sent while the expiry drops the target's lines: it finds it expired.
+    const early = await lastKept('RACEA', 20);
+    let applied: Awaited<ReturnType<typeof applyUpload>> | undefined;
+    const drop = lines.delete.bind(lines);
+    const dropping = jest.spyOn(lines, 'delete').mockImplementation(async (criteria) => {
+      const result = await drop(criteria);
+      if ((criteria as { uploadId?: string }).uploadId === early.id)
+        applied = await applyUpload(early.path);
+      return result;
+    });
+    try {
+      expect((await push('RACEA')).status).toBe(303);
+    } finally {
+      dropping.mockRestore();
+    }
+    expect({ status: applied?.status, alert: alertOf(applied?.text ?? '') }).toEqual({
+      status: 400,
+      alert: 'This upload expired and its lines are no longer kept: upload the file again',
+    });
+    expect(await stateOf(early)).toEqual({
+      status: 'ready',
+      applied: null,
+      expired: true,
+      inLedger: 0,
+    });
+
+    // The next upload comes while the target's first part is being applied: it is left alone.
+    const late = await lastKept('RACEB', 6_000);
+    const applyParts = ingest.applyRecordsInParts.bind(ingest);
+    let pushed: number | undefined;
+    const applying = jest
+      .spyOn(ingest, 'applyRecordsInParts')
+      .mockImplementation(async (...args) => {
+        if (pushed === undefined) pushed = (await push('RACEB')).status;
+        return applyParts(...args);
+      });
+    try {
+      const done = await applyUpload(late.path);
+      expect(statusOf(done.text)).toMatch(/: 6,000 applied, 0 already applied, 0 refused\.$/);
+    } finally {
+      applying.mockRestore();
+    }
+    expect(pushed).toBe(303);
+    expect(await stateOf(late)).toEqual({
+      status: 'applied',
+      applied: 6_000,
+      expired: false,
+      inLedger: 6_000,
+    });
+    // Expired by the upload after that one, once its apply is over.
+    expect((await push('RACEC')).status).toBe(303);
+    expect(await stateOf(late)).toMatchObject({ status: 'applied', expired: true });
+  });
+
+  it('expires an upload older than a week when it is read, with no new upload in its space', async () => {
+    const { id, path } = await preview('address,points\n0xWEEK,5', 'Old');
+    await sql('UPDATE points_uploads SET created_at = ? WHERE id = ?', [
+      Date.now() - KEPT_UPLOAD_MS - 60_000,
+      id,
+    ]);
+    const page = await editor.page(path);
+    expect(statusOf(page.text)).toMatch(/^This upload expired/);
+    expect(page.text).not.toContain('data-points-apply');
+    const [stored] = await sql(
+      'SELECT COUNT(*) AS n FROM points_upload_lines WHERE upload_id = ?',
+      [id],
+    );
+    expect(Number(stored.n)).toBe(0);
   });
 });

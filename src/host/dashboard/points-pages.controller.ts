@@ -21,15 +21,17 @@ import type { DashboardSession } from './accounts/sessions.service';
 import { CsrfProtected } from './csrf-protected.decorator';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
+import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardPageException } from './dashboard-page.exception';
 import { DashboardPageFilter } from './dashboard-page.filter';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardViews } from './dashboard-views.service';
+import { Form, param, SeeOther, seeOther, text } from './form-fields';
 import { HtmlPageInterceptor } from './html-page.interceptor';
 import { setNotice } from './notices';
 import { refusalOf } from './page-refusals';
 import { parseFormKey, signedPoints } from './points-form';
-import { raiseUploadBodyLimit } from './points-upload-route';
+import { installUploadRoute } from './points-upload-route';
 import type { PointsUploadEntity } from './points-upload.entity';
 import { LINES_PAGE, PointsUploads, UploadProgress } from './points-uploads.service';
 import { TeamActions } from './team-actions.service';
@@ -38,17 +40,12 @@ import { notFoundPage } from './views/pages';
 import {
   pointsUploadPage,
   pointsUploadsPage,
+  uploadBusyPage,
   UploadsView,
   UploadView,
 } from './views/points-upload-pages';
 import type { PointsFormInput } from './views/points-views';
 
-type Form = Record<string, unknown>;
-/** What a Post/Redirect/Get handler returns for its @Redirect(). */
-type SeeOther = { url: string; statusCode: 303 };
-
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const seeOther = (url: string): SeeOther => ({ url, statusCode: 303 });
 const uploadsPath = (spaceId: number) => `/dashboard/spaces/${spaceId}/points/uploads`;
 /** A refused upload's text is shown again up to this size; a bigger one is a file to choose again. */
 const MAX_ECHOED_CHARS = 256 * 1024;
@@ -60,8 +57,10 @@ const tooLarge = (error: unknown) =>
   error instanceof LoyaltyException && error.code === ErrorCode.REQUEST_TOO_LARGE;
 
 /** A page number of a query string: 1 for anything else. */
-const pageNumber = (value: unknown) =>
-  typeof value === 'string' && /^[1-9]\d{0,5}$/.test(value) ? Number(value) : 1;
+const pageNumber = (value: unknown) => {
+  const page = param(value);
+  return page !== undefined && /^[1-9]\d{0,5}$/.test(page) ? Number(page) : 1;
+};
 
 /**
  * The points pages of a space, for its editors: grant or deduct points for one address, or upload
@@ -76,11 +75,17 @@ export class PointsPagesController {
     private readonly team: TeamActions,
     private readonly views: DashboardViews,
     private readonly uploads: PointsUploads,
+    auth: DashboardAuth,
     adapterHost: HttpAdapterHost,
   ) {
-    // The uploads form carries a whole file: its route's body limit, before Nest adds the routes.
+    // The uploads form carries a whole file: its route's body limit, and its session checked
+    // before the body is read, set up before Nest adds the routes.
     const adapter = adapterHost.httpAdapter as AbstractHttpAdapter | undefined;
-    if (adapter?.getType() === 'fastify') raiseUploadBodyLimit(adapter.getInstance());
+    if (adapter?.getType() === 'fastify')
+      installUploadRoute(adapter.getInstance(), {
+        sessionOf: (request) => auth.sessionOf(request),
+        busyPage: uploadBusyPage,
+      });
   }
 
   /** The form's key makes a resend of it change nothing (see newFormKey). */
@@ -211,7 +216,9 @@ export class PointsPagesController {
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) throw error;
-      const view = await this.uploadView(space, upload, 1);
+      // As the refusal left it (an upload found expired is marked so).
+      const latest = (await this.uploads.find(space.id, upload.id)) ?? upload;
+      const view = await this.uploadView(space, latest, 1);
       throw new DashboardPageException(
         refusal.status,
         pointsUploadPage(session, { ...view, error: refusal.message }),

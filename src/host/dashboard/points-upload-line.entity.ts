@@ -3,8 +3,8 @@ import { asNumber } from '../../storage/schema/numeric.transformer';
 
 /**
  * One line of a points upload, by its line number in the file: a valid one (address, points,
- * reason, time), or one refused when the file was read (error). `refusal` says why the ledger
- * refused a valid one at the last apply.
+ * reason, its own time or none: the upload's), or one refused when the file was read (error).
+ * `refusal` says why the ledger refused a valid one at the last apply.
  */
 @Entity({ name: 'points_upload_lines' })
 export class PointsUploadLineEntity {

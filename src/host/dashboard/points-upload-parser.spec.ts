@@ -9,8 +9,7 @@ import {
 } from './points-upload-parser';
 
 const SPACE = 7;
-const AT = Date.UTC(2026, 0, 31, 12);
-const defaults = { spaceId: SPACE, reason: null, occurredAt: AT };
+const defaults = { spaceId: SPACE, reason: null };
 
 const read = (content: string, reason: string | null = null) =>
   parseUploadLines(normaliseUpload(content, SPACE), { ...defaults, reason });
@@ -26,7 +25,7 @@ const refusalOf = (run: () => unknown) => {
 };
 
 describe('points uploads, as read', () => {
-  it('reads CSV with a header, quoted fields, its own reasons and times, and the defaults', () => {
+  it('reads CSV with a header, quoted fields, its own reasons and times, and the reason for all; no time is none', () => {
     const parsed = read(
       [
         'Address, Points, reason, occurredAt',
@@ -50,9 +49,9 @@ describe('points uploads, as read', () => {
         address: '0xB0B',
         points: -5,
         reason: 'Duplicate claim, refunded',
-        occurredAt: AT,
+        occurredAt: null,
       },
-      { line: 4, address: '0xCAFE', points: 7, reason: 'Spring campaign', occurredAt: AT },
+      { line: 4, address: '0xCAFE', points: 7, reason: 'Spring campaign', occurredAt: null },
     ]);
   });
 
@@ -98,7 +97,7 @@ describe('points uploads, as read', () => {
       'batch',
     );
     expect(parsed.lines).toEqual([
-      { line: 1, address: '0xA11CE', points: 25, reason: 'host', occurredAt: AT },
+      { line: 1, address: '0xA11CE', points: 25, reason: 'host', occurredAt: null },
       {
         line: 2,
         address: '0xB0B',
@@ -120,6 +119,24 @@ describe('points uploads, as read', () => {
           'occurredAt must be an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z',
       },
     ]);
+  });
+
+  it('leaves the time of a line with a blank or null occurredAt to the apply, and checks one given', () => {
+    const parsed = read(
+      [
+        '{"address":"0xA","points":1,"occurredAt":null}',
+        '{"address":"0xB","points":2,"occurredAt":"  "}',
+        '{"address":"0xC","points":3,"occurredAt":"2026-01-31T12:00:00Z"}',
+        '{"address":"0xD","points":4,"occurredAt":"1970-01-01"}',
+      ].join('\n'),
+      'r',
+    );
+    expect(parsed.lines.map(({ line, occurredAt }) => ({ line, occurredAt }))).toEqual([
+      { line: 1, occurredAt: null },
+      { line: 2, occurredAt: null },
+      { line: 3, occurredAt: Date.UTC(2026, 0, 31, 12) },
+    ]);
+    expect(parsed.refused.map((refused) => refused.line)).toEqual([4]);
   });
 
   it('gives the same file the same keys in a space, whatever its line ends, and others elsewhere', () => {

@@ -41,7 +41,8 @@ export interface UploadLine {
   address: string;
   points: number;
   reason: string;
-  occurredAt: number;
+  /** Its own time; null when it gives none: it counts from when the upload is applied. */
+  occurredAt: number | null;
 }
 
 export interface UploadRefusal {
@@ -59,9 +60,13 @@ export interface UploadDefaults {
   spaceId: number;
   /** The reason given for the whole upload, if any. */
   reason: string | null;
-  /** When the points of lines without occurredAt count from. */
-  occurredAt: number;
 }
+
+/**
+ * Stands in for the time of a line without one while the line is checked: that time is only
+ * known at the apply, and any valid time passes the same checks.
+ */
+const CHECKED_TIME = '1970-01-01T00:00:00Z';
 
 const invalid = (message: string) => new LoyaltyException(ErrorCode.INVALID_ARGUMENT, message);
 const count = (n: number) => n.toLocaleString('en-US');
@@ -112,15 +117,12 @@ export function normaliseUpload(content: string, spaceId: number): NormalisedUpl
 /** Reads every line of a normalised upload: the valid ones, and each refused one with why. */
 export function parseUploadLines(upload: NormalisedUpload, defaults: UploadDefaults): ParsedUpload {
   const parsed: ParsedUpload = { lines: [], refused: [] };
-  const defaultTime = new Date(defaults.occurredAt).toISOString();
   upload.text.split('\n').forEach((text, i) => {
     const line = i + 1;
     if (text.trim() === '' || line <= upload.headerLine) return;
     const fields =
       upload.format === 'csv' ? csvLineFields(text, upload.columns) : ndjsonLineFields(text);
-    const result = fields.ok
-      ? validLine(fields.value, line, upload.sha256, { ...defaults, occurredAt: defaultTime })
-      : fields;
+    const result = fields.ok ? validLine(fields.value, line, upload.sha256, defaults) : fields;
     if (result.ok) parsed.lines.push(result.value);
     else parsed.refused.push({ line, message: result.message.slice(0, MAX_LINE_MESSAGE) });
   });
@@ -137,7 +139,7 @@ function validLine(
   fields: LineFields,
   line: number,
   sha256: string,
-  defaults: Omit<UploadDefaults, 'occurredAt'> & { occurredAt: string },
+  defaults: UploadDefaults,
 ): Read<UploadLine> {
   const points = wholeNumber(fields.points);
   if (points === null) return refusal('points must be a whole number, such as 25 or -10');
@@ -145,13 +147,14 @@ function validLine(
   const reason = present(fields.reason) ?? defaults.reason;
   if (reason === null)
     return refusal('reason is required: give one on the line or for the whole upload');
+  const ownTime = present(fields.occurredAt);
   const result = parseRecord({
     type: 'points',
     key: uploadLineKey(sha256, line),
     spaceId: defaults.spaceId,
     address: typeof fields.address === 'string' ? fields.address.trim() : fields.address,
     points,
-    occurredAt: present(fields.occurredAt) ?? defaults.occurredAt,
+    occurredAt: ownTime ?? CHECKED_TIME,
     reason,
   });
   if (!result.ok) return refusal(result.reason);
@@ -164,7 +167,7 @@ function validLine(
       points: record.points,
       // Given, so kept (trimmed) by parseRecord.
       reason: record.reason ?? '',
-      occurredAt: record.occurredAt,
+      occurredAt: ownTime === null ? null : record.occurredAt,
     },
   };
 }

@@ -14,12 +14,11 @@ const nullableCount = { type: 'integer', nullable: true, default: null } as cons
 
 /**
  * A file of points (or pasted lines) uploaded for a space, kept for its preview and its apply; its
- * lines are points_upload_lines. Lines are dropped when it expires (expired_at), the summary
- * stays: a later upload of the same file finds when it was first uploaded here.
+ * lines are points_upload_lines. Lines are dropped when it expires (expired_at); the summary stays
+ * in the space's list of uploads.
  */
 @Entity({ name: 'points_uploads' })
 @Index('ix_points_uploads_space', ['spaceId', 'createdAt'])
-@Index('ix_points_uploads_content', ['spaceId', 'contentSha256'])
 export class PointsUploadEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
@@ -49,9 +48,13 @@ export class PointsUploadEntity {
   @Column({ type: 'varchar', length: 200, nullable: true, default: null })
   reason!: string | null;
 
-  /** When the points of lines without occurredAt count from: the file's first upload here. */
-  @Column({ name: 'occurred_at', type: 'bigint', transformer: asNumber })
-  occurredAt!: number;
+  /**
+   * When the points of lines without occurredAt count from: set by the first apply (the time of
+   * an earlier apply of the same file, found in the ledger, or the apply's own), kept for a resumed
+   * one; null before.
+   */
+  @Column({ name: 'occurred_at', ...nullableBigint })
+  occurredAt!: number | null;
 
   /** Lines of points, valid or not. */
   @Column({ name: 'line_count', type: 'integer' })

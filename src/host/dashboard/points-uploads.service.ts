@@ -1,12 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { In, IsNull, Not, Repository } from 'typeorm';
+import { EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { BatchPartlyApplied, IngestService } from '../../ingest/ingest.service';
+import { PointsLedgerService } from '../../leaderboards/ledger/points-ledger.service';
 import type { PointsRecord } from '../../records/ingest-record';
 import type { RecordOutcome } from '../../records/record-outcome';
+import { chunk } from '../../storage/dialect/sql-dialect';
 import { insertRows } from '../../storage/insert-rows';
 import { TransactionRunner } from '../../storage/transactions/transaction-runner';
 import type { DashboardSession } from './accounts/sessions.service';
@@ -27,13 +29,20 @@ const APPLY_PART = 5_000;
 const APPLY_WAYS = 2;
 /** An apply that gave no sign of life this long was cut off (a restart): it may be taken again. */
 export const STALE_APPLY_MS = 2 * 60_000;
-/** A space keeps the lines of its newest uploads, for at most a week. */
+/**
+ * A space keeps the lines of its KEPT_UPLOADS newest uploads, each for KEPT_UPLOAD_MS: an older
+ * one expires when its space gets an upload or when it is read, so none is shown or applied after.
+ */
 export const KEPT_UPLOADS = 10;
 export const KEPT_UPLOAD_MS = 7 * 24 * 3600_000;
 /** And the summaries of this many, whose lines are gone. */
 export const KEPT_SUMMARIES = 200;
 /** A refused line's page. */
 export const LINES_PAGE = 100;
+/** Line numbers a statement names (well under SQLite's and MariaDB's placeholder limits). */
+const LINES_PER_STATEMENT = 500;
+/** Lines without a time of their own looked up in the ledger, for an earlier apply of the file. */
+const LEDGER_PROBES = 3;
 
 const LINE_COLUMNS = [
   'upload_id',
@@ -77,6 +86,9 @@ export interface ListedLine {
 export const validLines = (upload: PointsUploadEntity) => upload.lineCount - upload.errorCount;
 
 const invalid = (message: string) => new LoyaltyException(ErrorCode.INVALID_ARGUMENT, message);
+const EXPIRED_MIDWAY = 'its lines expired during the apply';
+const expired = () =>
+  invalid('This upload expired and its lines are no longer kept: upload the file again');
 
 /** A file name as shown: one line, at most 255 characters. */
 function uploadName(value: unknown): string {
@@ -86,8 +98,9 @@ function uploadName(value: unknown): string {
 
 /**
  * Points uploads: a file of grants and deductions is read and stored with every line's outcome,
- * previewed, then applied through ingestion with keys derived from the file, so that the same
- * file applied again changes nothing. Storage is bounded: each space keeps the lines of its
+ * previewed, then applied through ingestion with keys derived from the file, its lines without a
+ * time dated at the file's first apply here, so that the same file applied again changes nothing
+ * (and points count in the sprint they were applied in). Storage is bounded: each space keeps the lines of its
  * KEPT_UPLOADS newest uploads for KEPT_UPLOAD_MS, and KEPT_SUMMARIES summaries.
  */
 @Injectable()
@@ -100,6 +113,7 @@ export class PointsUploads {
     private readonly lines: Repository<PointsUploadLineEntity>,
     private readonly transactions: TransactionRunner,
     private readonly ingest: IngestService,
+    private readonly ledger: PointsLedgerService,
     private readonly audit: AuditService,
   ) {}
 
@@ -114,10 +128,7 @@ export class PointsUploads {
       reasonText === '' ? null : parseReason(reasonText, 'The reason for lines without one');
     const normalised = normaliseUpload(content, spaceId);
     const now = Date.now();
-    // The same file uploaded here before: its lines count from the same time, so their records
-    // are the same and the ledger applies them once.
-    const occurredAt = (await this.firstUploadTime(spaceId, normalised.sha256)) ?? now;
-    const parsed = parseUploadLines(normalised, { spaceId, reason, occurredAt });
+    const parsed = parseUploadLines(normalised, { spaceId, reason });
     const upload: PointsUploadEntity = {
       id: randomUUID(),
       spaceId,
@@ -127,7 +138,7 @@ export class PointsUploads {
       contentSha256: normalised.sha256,
       format: normalised.format,
       reason,
-      occurredAt,
+      occurredAt: null,
       lineCount: normalised.lineCount,
       errorCount: parsed.refused.length,
       pointsGranted: parsed.lines.reduce((sum, l) => sum + Math.max(l.points, 0), 0),
@@ -162,12 +173,20 @@ export class PointsUploads {
   /** The upload of the space with that id, or null (none, or another space's). */
   async find(spaceId: number, uploadId: string): Promise<PointsUploadEntity | null> {
     if (!UUID.test(uploadId)) return null;
+    const upload = await this.uploads.findOneBy({ id: uploadId, spaceId });
+    if (!upload || !outlived(upload, Date.now())) return upload;
+    await this.expireOld(spaceId, Date.now());
     return this.uploads.findOneBy({ id: uploadId, spaceId });
   }
 
   /** The space's uploads, newest first. */
-  recent(spaceId: number, limit = 20): Promise<PointsUploadEntity[]> {
-    return this.uploads.find({ where: { spaceId }, order: { createdAt: 'DESC' }, take: limit });
+  async recent(spaceId: number, limit = 20): Promise<PointsUploadEntity[]> {
+    const read = () =>
+      this.uploads.find({ where: { spaceId }, order: { createdAt: 'DESC' }, take: limit });
+    const uploads = await read();
+    if (!uploads.some((upload) => outlived(upload, Date.now()))) return uploads;
+    await this.expireOld(spaceId, Date.now());
+    return read();
   }
 
   /** The first valid lines, in file order. */
@@ -219,30 +238,38 @@ export class PointsUploads {
    * a valid line.
    */
   async apply(session: DashboardSession, upload: PointsUploadEntity, address: string) {
-    if (upload.expiredAt !== null)
-      throw invalid('This upload expired and its lines are no longer kept: upload the file again');
+    if (upload.expiredAt !== null) throw expired();
     if (validLines(upload) === 0)
       throw invalid('No line of this upload is valid: there is nothing to apply');
-    if (!(await this.claim(upload, session.adminId))) return;
+    const occurredAt = upload.occurredAt ?? (await this.earlierApplyTime(upload)) ?? Date.now();
+    const claimed = await this.claim(upload, session.adminId, occurredAt);
+    if (claimed === null) return;
     const counts = { applied: 0, unchanged: 0, refused: 0 };
     let done = 0;
     let failure: string | null = null;
+    let linesGone = false;
     try {
       for (let after = 0; ;) {
         const part = await this.validPart(upload.id, after);
-        if (part.length === 0) break;
-        const outcomes = await this.applyPart(upload, part, counts);
-        done += outcomes;
+        if (part.length === 0) {
+          linesGone = after === 0;
+          break;
+        }
+        done += await this.applyPart(claimed, part, counts);
         after = part[part.length - 1].line;
         await this.uploads.update(
           { id: upload.id },
           { progress: done, ...this.countColumns(counts), heartbeatAt: Date.now() },
         );
       }
+      // Lines gone under a claimed apply: it was silent long enough to be taken for cut off, and
+      // they expired meanwhile.
+      if (done < validLines(upload)) failure = EXPIRED_MIDWAY;
     } catch (error) {
       failure = (error instanceof Error ? error.message : String(error)).slice(0, 300);
       this.logger.error(`Points upload ${upload.id} stopped: ${failure}`);
     }
+    if (linesGone) return this.releaseExpired(upload.id);
     const appliedAt = Date.now();
     await this.uploads.update(
       { id: upload.id },
@@ -252,14 +279,15 @@ export class PointsUploads {
     );
     await this.audit.record({
       actor: auditActor(session),
-      action: 'points.adjust',
+      action: 'points.upload',
       spaceId: upload.spaceId,
-      target: `upload ${upload.name}`,
+      target: upload.name,
       detail: {
         upload: upload.id,
         lines: validLines(upload),
         ...counts,
         reason: upload.reason,
+        occurredAt: new Date(claimed.occurredAt).toISOString(),
         ...(failure === null ? {} : { stopped: failure }),
       },
       address,
@@ -268,9 +296,15 @@ export class PointsUploads {
 
   /**
    * Takes the upload for this apply, unless another has it: a ready or stopped upload, or one
-   * whose apply went silent (STALE_APPLY_MS). Atomic, so two instances never both take it.
+   * whose apply went silent (STALE_APPLY_MS), and not expired. Atomic, so two instances never
+   * both take it. Its lines' time is set by the first apply and kept by the next ones; answers
+   * the upload as taken (with that time), or null.
    */
-  private async claim(upload: PointsUploadEntity, accountId: string): Promise<boolean> {
+  private async claim(
+    upload: PointsUploadEntity,
+    accountId: string,
+    occurredAt: number,
+  ): Promise<(PointsUploadEntity & { occurredAt: number }) | null> {
     const now = Date.now();
     const result = await this.uploads
       .createQueryBuilder()
@@ -284,14 +318,16 @@ export class PointsUploads {
         refusedCount: 0,
         appliedBy: accountId,
         failure: null,
+        occurredAt: () => 'COALESCE(occurred_at, :occurredAt)',
       })
       .where('id = :id AND expired_at IS NULL', { id: upload.id })
       .andWhere(
         "(status IN ('ready', 'stopped') OR (status = 'applying' AND heartbeat_at < :stale))",
         { stale: now - STALE_APPLY_MS },
       )
+      .setParameter('occurredAt', occurredAt)
       .execute();
-    if (result.affected !== 1) return false;
+    if (result.affected !== 1) return null;
     // The refusals of an earlier apply are told again by this one.
     await this.lines
       .createQueryBuilder()
@@ -299,7 +335,43 @@ export class PointsUploads {
       .set({ refusal: null })
       .where('upload_id = :id AND refusal IS NOT NULL', { id: upload.id })
       .execute();
-    return true;
+    const taken = await this.uploads.findOneByOrFail({ id: upload.id });
+    return { ...taken, occurredAt: taken.occurredAt ?? occurredAt };
+  }
+
+  /**
+   * When an earlier apply of the same file dated its lines without a time, as the ledger holds
+   * them: this upload's records are then the same, and count as already applied.
+   */
+  private async earlierApplyTime(upload: PointsUploadEntity): Promise<number | null> {
+    const untimed = await this.lines
+      .createQueryBuilder('l')
+      .select(['l.line'])
+      .where('l.upload_id = :id AND l.error IS NULL AND l.occurred_at IS NULL', { id: upload.id })
+      .orderBy('l.line', 'ASC')
+      .take(LEDGER_PROBES)
+      .getMany();
+    for (const { line } of untimed) {
+      const event = await this.ledger.eventByKey(uploadLineKey(upload.contentSha256, line));
+      if (event) return event.occurredAt;
+    }
+    return null;
+  }
+
+  /** A claimed upload found without lines: it expired, nothing was applied; so the page says. */
+  private async releaseExpired(uploadId: string): Promise<never> {
+    await this.uploads
+      .createQueryBuilder()
+      .update(PointsUploadEntity)
+      .set({
+        status: 'stopped',
+        failure: EXPIRED_MIDWAY,
+        expiredAt: () => 'COALESCE(expired_at, :now)',
+      })
+      .where('id = :id', { id: uploadId })
+      .setParameter('now', Date.now())
+      .execute();
+    throw expired();
   }
 
   private validPart(uploadId: string, after: number): Promise<PointsUploadLineEntity[]> {
@@ -319,7 +391,7 @@ export class PointsUploads {
    * through. Parts that committed when another failed are counted before the failure goes on.
    */
   private async applyPart(
-    upload: PointsUploadEntity,
+    upload: PointsUploadEntity & { occurredAt: number },
     part: PointsUploadLineEntity[],
     counts: { applied: number; unchanged: number; refused: number },
   ): Promise<number> {
@@ -353,13 +425,29 @@ export class PointsUploads {
         refusals.push({ line: part[i].line, message: refusalMessage(outcome) });
       }
     });
-    for (const refusal of refusals)
-      await this.lines.update(
-        { uploadId: upload.id, line: refusal.line },
-        { refusal: refusal.message },
-      );
+    if (refusals.length > 0)
+      await this.transactions.run((manager) => this.storeRefusals(manager, upload.id, refusals));
     if (partly !== null) throw partly;
     return part.length;
+  }
+
+  /** A part's refusals, one statement for each message and LINES_PER_STATEMENT lines. */
+  private async storeRefusals(
+    manager: EntityManager,
+    uploadId: string,
+    refusals: ListedLine[],
+  ): Promise<void> {
+    const byMessage = new Map<string, number[]>();
+    for (const { line, message } of refusals)
+      byMessage.set(message, [...(byMessage.get(message) ?? []), line]);
+    for (const [message, lines] of byMessage)
+      for (const some of chunk(lines, LINES_PER_STATEMENT))
+        await manager
+          .createQueryBuilder()
+          .update(PointsUploadLineEntity)
+          .set({ refusal: message })
+          .where('upload_id = :uploadId AND line IN (:...some)', { uploadId, some })
+          .execute();
   }
 
   private countColumns(counts: { applied: number; unchanged: number; refused: number }) {
@@ -370,33 +458,30 @@ export class PointsUploads {
     };
   }
 
-  private async firstUploadTime(spaceId: number, sha256: string): Promise<number | null> {
-    const row = await this.uploads
-      .createQueryBuilder('u')
-      .select('MIN(u.occurred_at)', 'first')
-      .where('u.space_id = :spaceId AND u.content_sha256 = :sha256', { spaceId, sha256 })
-      .getRawOne<{ first: number | string | null }>();
-    return row?.first == null ? null : Number(row.first);
-  }
-
   /**
    * Drops the lines of the space's uploads beyond its KEPT_UPLOADS newest or older than
-   * KEPT_UPLOAD_MS (never those of an apply under way), and the summaries beyond KEPT_SUMMARIES.
+   * KEPT_UPLOAD_MS, and the summaries beyond KEPT_SUMMARIES. An upload is marked expired first,
+   * in one statement that skips an apply under way (claim() takes only one not expired), and its
+   * lines are dropped only when the mark took: an apply and an expiry never both have it.
    */
   private async expireOld(spaceId: number, now: number): Promise<void> {
     const kept = await this.uploads.find({
-      select: { id: true, createdAt: true, status: true, heartbeatAt: true },
+      select: { id: true, createdAt: true, expiredAt: true },
       where: { spaceId, expiredAt: IsNull() },
       order: { createdAt: 'DESC' },
     });
-    const busy = (u: PointsUploadEntity) =>
-      u.status === 'applying' && (u.heartbeatAt ?? 0) >= now - STALE_APPLY_MS;
-    const expiring = kept.filter(
-      (u, i) => (i >= KEPT_UPLOADS || u.createdAt < now - KEPT_UPLOAD_MS) && !busy(u),
-    );
+    const expiring = kept.filter((u, i) => i >= KEPT_UPLOADS || outlived(u, now));
     for (const upload of expiring) {
-      await this.lines.delete({ uploadId: upload.id });
-      await this.uploads.update({ id: upload.id }, { expiredAt: now });
+      const marked = await this.uploads
+        .createQueryBuilder()
+        .update(PointsUploadEntity)
+        .set({ expiredAt: now })
+        .where('id = :id AND expired_at IS NULL', { id: upload.id })
+        .andWhere("(status <> 'applying' OR heartbeat_at IS NULL OR heartbeat_at < :stale)", {
+          stale: now - STALE_APPLY_MS,
+        })
+        .execute();
+      if (marked.affected === 1) await this.lines.delete({ uploadId: upload.id });
     }
     const forgotten = await this.uploads.find({
       select: { id: true },
@@ -408,6 +493,11 @@ export class PointsUploads {
     if (forgotten.length > 0)
       await this.uploads.delete({ id: In(forgotten.map((upload) => upload.id)) });
   }
+}
+
+/** An upload older than KEPT_UPLOAD_MS whose lines are still kept: due to expire. */
+function outlived(upload: Pick<PointsUploadEntity, 'createdAt' | 'expiredAt'>, now: number) {
+  return upload.expiredAt === null && upload.createdAt < now - KEPT_UPLOAD_MS;
 }
 
 /** A line the ledger refused, as the page tells it. */

@@ -22,7 +22,7 @@ export class PointsUploads1764600000001 extends TableMigration {
         content_sha256 VARCHAR(64) NOT NULL,
         format VARCHAR(8) NOT NULL,
         reason VARCHAR(200) NULL,
-        occurred_at BIGINT NOT NULL,
+        occurred_at BIGINT NULL,
         line_count INTEGER NOT NULL,
         error_count INTEGER NOT NULL,
         points_granted BIGINT NOT NULL,
@@ -38,7 +38,6 @@ export class PointsUploads1764600000001 extends TableMigration {
         failure VARCHAR(300) NULL,
         expired_at BIGINT NULL)${table}`,
       `CREATE INDEX ix_points_uploads_space ON points_uploads (space_id, created_at)`,
-      `CREATE INDEX ix_points_uploads_content ON points_uploads (space_id, content_sha256)`,
       `CREATE TABLE points_upload_lines (
         upload_id VARCHAR(36) NOT NULL,
         line INTEGER NOT NULL,

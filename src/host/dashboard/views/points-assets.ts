@@ -83,33 +83,44 @@ export const POINTS_JS = `
       xhr.send(body);
     });
 
+  // The main of a page the server answered with (not a proxy's error page), or null.
+  const mainOf = (xhr) => {
+    const type = xhr.getResponseHeader('content-type') || '';
+    if (!type.startsWith('text/html')) return null;
+    const page = new DOMParser().parseFromString(xhr.responseText, 'text/html');
+    const main = page.querySelector('main');
+    return main ? { page, main } : null;
+  };
+
   // A redirect's page is opened; a refusal's page takes this one's place, as without the script.
+  // A busy server's answer (429, 503) is told above the form, which keeps the chosen file.
   const follow = (xhr, form) => {
     if (xhr === null) {
-      showError(form, 'The server could not be reached. Check the connection and send again.');
+      showError(form, 'The server could not be reached, or your session ended. Check the connection, reload the page, and send again.');
       return false;
     }
     if (xhr.status === 200) {
       location.assign(xhr.responseURL);
       return true;
     }
-    const type = xhr.getResponseHeader('content-type') || '';
-    const page = type.startsWith('text/html')
-      ? new DOMParser().parseFromString(xhr.responseText, 'text/html')
-      : null;
-    const main = page && page.querySelector('main');
-    if (main) {
-      document.querySelector('main').replaceWith(main);
-      document.title = page.title;
+    const answer = mainOf(xhr);
+    if (answer && (xhr.status === 429 || xhr.status === 503)) {
+      const alert = answer.main.querySelector('[role="alert"]');
+      showError(form, alert ? alert.textContent.trim() : 'The server is busy: send again in a few seconds.');
+      return false;
+    }
+    if (answer) {
+      document.querySelector('main').replaceWith(answer.main);
+      document.title = answer.page.title;
       enhance();
-      const alert = main.querySelector('[role="alert"]');
+      const alert = answer.main.querySelector('[role="alert"]');
       if (alert) {
         alert.tabIndex = -1;
         alert.focus();
       }
       return false;
     }
-    showError(form, 'The server refused this (HTTP ' + xhr.status + '). Try a smaller file.');
+    showError(form, 'The server refused this (HTTP ' + xhr.status + '). Send it again; if that fails too, try a smaller file.');
     return false;
   };
 
@@ -169,6 +180,22 @@ export const POINTS_JS = `
     text.textContent = count(status.done) + ' of ' + count(status.total) + ' lines applied';
   };
 
+  // Follows an apply on the server until it ends, then shows its outcome (the page, reloaded).
+  const followApply = async (box, url) => {
+    for (let misses = 0; misses < 60; ) {
+      await sleep(1000);
+      const status = await readStatus(url);
+      if (status === null) {
+        misses++;
+        continue;
+      }
+      misses = 0;
+      if (status.status !== 'applying' || status.stalled) return true;
+      showStatus(box, status);
+    }
+    return false;
+  };
+
   const apply = async (form) => {
     const url = form.closest('[data-status-url]').dataset.statusUrl;
     const box = form.querySelector('[data-apply-progress]');
@@ -186,7 +213,15 @@ export const POINTS_JS = `
     })();
     const xhr = await send(form, new URLSearchParams(new FormData(form)).toString());
     finished = true;
-    if (!follow(xhr, form)) button.disabled = false;
+    if (xhr !== null && (xhr.status === 200 || mainOf(xhr))) {
+      if (!follow(xhr, form)) button.disabled = false;
+      return;
+    }
+    // No answer of the server's own: a proxy gave up waiting (a 504), or the connection dropped.
+    // The apply goes on on the server: follow it there.
+    meter(box).text.textContent = 'Still being applied on the server. This page follows it…';
+    if (await followApply(box, url)) return location.reload();
+    showError(form, 'The server does not answer. Reload the page later to see where the apply is.');
   };
 
   const busy = new WeakSet();

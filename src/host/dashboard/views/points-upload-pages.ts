@@ -1,7 +1,14 @@
 import type { PointsUploadLineEntity } from '../points-upload-line.entity';
 import type { PointsUploadEntity } from '../points-upload.entity';
-import { LINES_PAGE, ListedLine, UploadProgress, validLines } from '../points-uploads.service';
-import { MAX_UPLOAD_LINES } from '../points-upload-parser';
+import {
+  KEPT_UPLOADS,
+  LINES_PAGE,
+  ListedLine,
+  UploadProgress,
+  validLines,
+} from '../points-uploads.service';
+import { MAX_UPLOAD_BYTES, MAX_UPLOAD_LINES } from '../points-upload-parser';
+import type { UploadBusy } from '../points-upload-route';
 import { dataTable, formatNumber as n, formatTime, html, SafeHtml, timeTag } from './html';
 import { layout } from './layout';
 import { alert, Signed } from './pages';
@@ -91,7 +98,7 @@ export function pointsUploadsPage(session: Signed, view: UploadsView): SafeHtml 
           action="${uploadsPath(view.space)}"
           class="points-upload"
           data-points-upload
-          data-max-bytes="10485760"
+          data-max-bytes="${MAX_UPLOAD_BYTES}"
         >
           <input type="hidden" name="_csrf" value="${session.csrfToken}" />
           <input type="hidden" name="name" value="${form?.name ?? ''}" data-upload-name />
@@ -122,8 +129,8 @@ ${form?.content ?? ''}</textarea>
               CSV with a header line naming its columns: <code>address</code> and
               <code>points</code>, optionally <code>reason</code> and <code>occurredAt</code> (an
               ISO 8601 time such as <code>2026-01-31T12:00:00Z</code>; without one, the points count
-              from the upload). Negative points deduct. Or NDJSON: one JSON object a line with the
-              same fields.
+              from when the upload is applied). Negative points deduct. Or NDJSON: one JSON object a
+              line with the same fields.
             </p>
             <pre class="sample">
 address,points,reason
@@ -169,7 +176,8 @@ address,points,reason
               )
         }
         <p class="hint">
-          The lines of the 10 newest uploads are kept for a week, to preview and apply them.
+          The lines of the ${KEPT_UPLOADS} newest uploads are kept for a week, to preview and apply
+          them.
         </p>
       </section>`,
   );
@@ -203,7 +211,13 @@ export function pointsUploadPage(session: Signed, view: UploadView): SafeHtml {
           <dt>Reason for lines without one</dt>
           <dd>${upload.reason ?? 'None'}</dd>
           <dt>Time of lines without one</dt>
-          <dd>${timeTag(iso(upload.occurredAt), { seconds: true })}</dd>
+          <dd>
+            ${
+              upload.occurredAt === null
+                ? 'When the upload is applied'
+                : timeTag(iso(upload.occurredAt), { seconds: true })
+            }
+          </dd>
           <dt>Status</dt>
           <dd data-upload-status>${uploadState(upload)}</dd>
         </dl>
@@ -221,6 +235,12 @@ function stateAlert(view: UploadView): SafeHtml | string {
       `Applied ${formatTime(upload.appliedAt === null ? null : iso(upload.appliedAt))}: ${applyResult(progress)}`,
       'notice',
     );
+  // Before a stopped apply's "apply again": an expired upload cannot be.
+  if (upload.expiredAt !== null)
+    return alert(
+      'This upload expired: its lines are no longer kept. Upload the file again to apply it.',
+      'notice',
+    );
   if (progress.stalled)
     return alert(
       `The apply was cut off after ${plural(progress.done, 'line')} of ${n(progress.total)} (the service may have restarted): ${applyResult(progress)} Apply again to finish: the lines already applied change nothing.`,
@@ -228,11 +248,6 @@ function stateAlert(view: UploadView): SafeHtml | string {
   if (upload.status === 'stopped')
     return alert(
       `The apply stopped after ${plural(progress.done, 'line')} of ${n(progress.total)} (${upload.failure ?? 'an error'}): ${applyResult(progress)} Apply again to finish: the lines already applied change nothing.`,
-    );
-  if (upload.expiredAt !== null)
-    return alert(
-      'This upload expired: its lines are no longer kept. Upload the file again to apply it.',
-      'notice',
     );
   return '';
 }
@@ -275,7 +290,8 @@ function applySection(session: Signed, view: UploadView, path: string): SafeHtml
               Grants ${n(upload.pointsGranted)} points and deducts ${n(upload.pointsDeducted)}
               points, in ${plural(validLines(upload), 'line')}.
               ${upload.errorCount > 0 ? `The ${plural(upload.errorCount, 'refused line')} below will not be applied.` : ''}
-              Lines applied before (the same file uploaded again) change nothing.
+              Lines without a time count from when they are applied. Lines applied before (the same
+              file uploaded again) change nothing.
             </p>
             <form method="post" action="${path}/apply" data-points-apply>
               <input type="hidden" name="_csrf" value="${session.csrfToken}" />
@@ -288,6 +304,11 @@ function applySection(session: Signed, view: UploadView, path: string): SafeHtml
 
 function firstLinesSection(view: UploadView): SafeHtml | string {
   if (view.first.length === 0) return '';
+  // A line without its own time counts from the upload's, known once it is first applied.
+  const timeOf = (line: PointsUploadLineEntity) => {
+    const at = line.occurredAt ?? view.upload.occurredAt;
+    return at === null ? 'When applied' : timeTag(iso(at), { seconds: true });
+  };
   const rows = view.first.map(
     (line) =>
       html`<tr>
@@ -295,9 +316,7 @@ function firstLinesSection(view: UploadView): SafeHtml | string {
         <td data-label="Address"><code class="address">${line.address}</code></td>
         <td data-label="Points" class="num">${line.points === null ? '' : signed(line.points)}</td>
         <td data-label="Reason">${line.reason}</td>
-        <td data-label="Time">
-          ${line.occurredAt === null ? '' : timeTag(iso(line.occurredAt), { seconds: true })}
-        </td>
+        <td data-label="Time">${timeOf(line)}</td>
       </tr>`,
   );
   const total = validLines(view.upload);
@@ -377,5 +396,21 @@ function lineTable(className: string, caption: string, lines: ListedLine[]): Saf
           <td data-label="Problem">${line.message}</td>
         </tr>`,
     ),
+  );
+}
+
+const BUSY_MESSAGES: Record<UploadBusy, string> = {
+  session:
+    'Another upload of yours is being sent or checked: wait until it is done, then send this one.',
+  instance: 'The server is checking other uploads: send this one again in a few seconds.',
+};
+
+/** The answer to an upload sent while the session or the server has others under way. */
+export function uploadBusyPage(session: Signed, uploadsPath: string, busy: UploadBusy): SafeHtml {
+  return layout(
+    { title: 'Points uploads', active: 'spaces', ...session },
+    html`<h1>Points uploads</h1>
+      ${alert(BUSY_MESSAGES[busy])}
+      <p><a href="${uploadsPath}">Back to the points uploads</a></p>`,
   );
 }
