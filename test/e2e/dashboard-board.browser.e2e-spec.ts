@@ -12,6 +12,9 @@ const EMAIL = 'board-admin@example.com';
 const PASSWORD = 'correct horse battery staple';
 /** Addresses per demo space; a few end at 0 points or less and are not on the board. */
 const ADDRESSES = 1200;
+/** An address with 150 ledger entries in space 1 that net 0 points: on no board. */
+const LEDGER_ADDRESS = '0xledger';
+const LEDGER_ENTRIES = 150;
 const WIDTHS = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
@@ -41,6 +44,15 @@ describe('the board pages in a browser', () => {
     await t.app.get(AdminsService).create(EMAIL, PASSWORD);
     await t.load([
       ...demoRecords({ entriesPerSpace: ADDRESSES, now: Date.parse('2026-11-20T12:00:00Z') }),
+      ...Array.from({ length: LEDGER_ENTRIES }, (_, i) => ({
+        type: 'points',
+        key: `ledger-${String(i).padStart(3, '0')}`,
+        spaceId: 1,
+        address: LEDGER_ADDRESS,
+        points: i % 2 === 0 ? 2 : -2,
+        occurredAt: new Date(Date.parse('2026-10-01T00:00:00Z') + i * 60_000).toISOString(),
+        ...(i % 10 === 0 ? { reason: 'Weekly quiz, corrected after a double grant' } : {}),
+      })),
     ]);
     const board = await t.gql('{ spaceLoyaltyPointsRanks(spaceId: 1) { totalCount } }');
     entries = board.body.data.spaceLoyaltyPointsRanks.totalCount as number;
@@ -129,6 +141,10 @@ describe('the board pages in a browser', () => {
     await expect(said('[role="alert"]')).resolves.toBe(
       `There is no rank 5,000 on this board: its ranks go from 1 to ${total()}. Showing the first page.`,
     );
+    // The chart counts the board's entries, as many as the table's "of N".
+    await expect(said('figure.chart figcaption')).resolves.toMatch(
+      new RegExp(`^Points distribution: the board's ${total()} entries per range of points`),
+    );
     await check('dashboard-board-rank-refused');
 
     await page.getByRole('link', { name: 'Last', exact: true }).click();
@@ -208,6 +224,39 @@ describe('the board pages in a browser', () => {
       'That is not an address: addresses are 1 to 128 printable characters without spaces.',
     );
     await check('dashboard-address-not-found');
+  });
+
+  it("pages an address's ledger, 100 entries at a time, by keyboard", async () => {
+    await page.goto(`${base}/dashboard/spaces/1/addresses/${LEDGER_ADDRESS}`);
+    const ledgerRows = page.locator('table.ledger tbody tr');
+    await expect(ledgerRows.count()).resolves.toBe(100);
+    await expect(said('table.ledger tbody tr:first-child td[data-label="Key"]')).resolves.toBe(
+      'ledger-149',
+    );
+    await expect(said('nav.pager')).resolves.toBe('Newest ← Newer entries Older entries →');
+    await check('dashboard-address-ledger');
+
+    await page.getByRole('link', { name: 'Older entries →' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/before=/);
+    await expect(ledgerRows.count()).resolves.toBe(LEDGER_ENTRIES - 100);
+    await expect(said('table.ledger tbody tr:first-child td[data-label="Key"]')).resolves.toBe(
+      'ledger-049',
+    );
+    await expect(page.getByRole('link', { name: 'Older entries →' }).count()).resolves.toBe(0);
+    await check('dashboard-address-ledger-older');
+
+    await page.getByRole('link', { name: '← Newer entries' }).click();
+    await page.waitForURL(/after=/);
+    await expect(ledgerRows.count()).resolves.toBe(100);
+    await expect(said('table.ledger tbody tr:last-child td[data-label="Key"]')).resolves.toBe(
+      'ledger-050',
+    );
+    await page.getByRole('link', { name: 'Newest', exact: true }).click();
+    await page.waitForURL(/addresses\/0xledger$/);
+    await expect(said('table.ledger tbody tr:first-child td[data-label="Key"]')).resolves.toBe(
+      'ledger-149',
+    );
   });
 
   it('shows sprints by their dates and downloads the board as CSV', async () => {

@@ -1,6 +1,15 @@
+import { DataSource } from 'typeorm';
+import { ErrorCode } from '../../src/common/errors/error-code';
+import { LoyaltyException } from '../../src/common/errors/loyalty.exception';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { MembersService } from '../../src/host/dashboard/accounts/members.service';
 import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
+import { BoardDistributions } from '../../src/host/dashboard/board-distributions';
+import { LeaderboardsService } from '../../src/leaderboards/graphql/leaderboards.service';
+import { RANK_BUCKETS } from '../../src/leaderboards/rank-buckets/rank-buckets';
+import { RankIndexService } from '../../src/leaderboards/rank-index/rank-index.service';
+import { BoardReader } from '../../src/leaderboards/read/board-reader';
+import { SqlBoardReader } from '../../src/leaderboards/read/sql-board-reader';
 import { SpacesService } from '../../src/spaces/spaces.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
@@ -19,8 +28,13 @@ const addressOf = (i: number) => `0x${'Ab'.repeat(17)}${i.toString(16).padStart(
 const IN_SPRINT = Date.parse('2026-11-05T10:00:00Z');
 const BEFORE_SPRINT = Date.parse('2026-10-01T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
-/** The address with more ledger entries than the address page lists. */
+/** The address with more ledger entries than the address page lists on one page. */
 const BUSY = ENTRIES - 1;
+/** 103 ledger entries at one time, netting -1 point: on no board. */
+const TIED = '0xtied';
+const TIED_ENTRIES = 103;
+/** An address no path can name: a browser resolves the segment '..' away. */
+const DOTS = '..';
 
 /** Addresses 0..129; the even ones earn their points inside the sprint, the odd ones before it. */
 function fixture(): Array<Record<string, unknown>> {
@@ -47,7 +61,36 @@ function fixture(): Array<Record<string, unknown>> {
       cap: 1500,
     },
     { type: 'quest', id: 'later', spaceId: SPACE, name: 'Later', status: 'NotStarted' },
+    { type: 'quest', id: '.', spaceId: SPACE, name: 'One dot', status: 'Draft' },
+    { type: 'quest', id: '..', spaceId: SPACE, name: 'Two dots', status: 'Draft' },
   ];
+  for (let e = 0; e < TIED_ENTRIES; e++)
+    records.push({
+      type: 'points',
+      key: `tie-${String(e).padStart(3, '0')}`,
+      spaceId: SPACE,
+      address: TIED,
+      points: e < TIED_ENTRIES - 1 && e % 2 === 0 ? 1 : -1,
+      occurredAt: iso(BEFORE_SPRINT),
+    });
+  records.push(
+    {
+      type: 'points',
+      key: 'dots-1',
+      spaceId: SPACE,
+      address: DOTS,
+      points: 3,
+      occurredAt: iso(BEFORE_SPRINT),
+    },
+    {
+      type: 'points',
+      key: 'dots-2',
+      spaceId: SPACE,
+      address: DOTS,
+      points: -4,
+      occurredAt: iso(BEFORE_SPRINT + 1000),
+    },
+  );
   for (let i = 0; i < ENTRIES; i++) {
     const address = addressOf(i);
     const at = (i % 2 === 0 ? IN_SPRINT : BEFORE_SPRINT) + i * 60_000;
@@ -256,6 +299,15 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
       ['page=4', 'There is no page 4: this board has 3 pages. Showing the first page.'],
       ['page=0', 'The page must be a whole number from 1. Showing the first page.'],
       ['page=two', 'The page must be a whole number from 1. Showing the first page.'],
+      // Far past the last page: refused as such, before any offset is read.
+      [
+        'page=100000000000000',
+        'There is no page 100,000,000,000,000: this board has 3 pages. Showing the first page.',
+      ],
+      [
+        'address=0xnobody&page=100000000000000',
+        'There is no page 100,000,000,000,000: this board has 3 pages. Showing the first page.',
+      ],
     ]) {
       const refused = await page(operator, `/dashboard/spaces/${SPACE}?${query}`);
       expect({ query, status: refused.status, alert: alertOf(refused.text) }).toEqual({
@@ -292,6 +344,10 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
       ],
       ['rank=12x', 'Enter the rank as a whole number, such as 1200. Showing the first page.'],
       [
+        'rank=100000000000000',
+        'There is no rank 100,000,000,000,000 on this board: its ranks go from 1 to 130. Showing the first page.',
+      ],
+      [
         `sprint=${SPRINT}&rank=66`,
         'There is no rank 66 on this board: its ranks go from 1 to 65. Showing the first page.',
       ],
@@ -304,6 +360,30 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
       });
       expect(rangeOf(refused.text)).toMatch(/^1–50 of/);
       expect(boardRows(refused.text).some((r) => r.current)).toBe(false);
+    }
+  });
+
+  it('answers a selection it cannot read with 400, and an outage with its own status', async () => {
+    const unknown = await page(operator, `/dashboard/spaces/${SPACE}?sprint=999`);
+    expect({ status: unknown.status, alert: alertOf(unknown.text) }).toEqual({
+      status: 400,
+      alert:
+        'Invalid sprint ID. Showing nothing for this selection; start again from the first page.',
+    });
+    const leaderboards = t.app.get(LeaderboardsService);
+    const down = jest
+      .spyOn(leaderboards, 'getPage')
+      .mockRejectedValueOnce(new LoyaltyException(ErrorCode.SERVICE_UNAVAILABLE));
+    try {
+      const outage = await page(operator, `/dashboard/spaces/${SPACE}?page=2`);
+      expect({ status: outage.status, alert: alertOf(outage.text) }).toEqual({
+        status: 503,
+        alert:
+          'Service temporarily unavailable: the leaderboard could not be read. Try again in a moment.',
+      });
+      expect(rangeOf(outage.text)).toBeUndefined();
+    } finally {
+      down.mockRestore();
     }
   });
 
@@ -359,6 +439,25 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
       `/dashboard/spaces/${SPACE}/quests/early%20bird%2F1/edit`,
     ])
       expect(edited).toContain(`href="${link}"`);
+    // A browser (and fetch) resolves a path segment '.' or '..', even written %2E, before it
+    // asks: such a quest's link names it in the query, where it reaches the server as it is.
+    const editLinks = [
+      ...edited.matchAll(
+        /<a href="([^"]+)">Edit<span class="visually-hidden"> (One dot|Two dots)</g,
+      ),
+    ].map((m) => new URL(m[1].replace(/&amp;/g, '&'), base));
+    expect(editLinks.map((url) => [url.pathname, url.searchParams.get('quest')])).toEqual([
+      [`/dashboard/spaces/${SPACE}/quests/edit`, '.'],
+      [`/dashboard/spaces/${SPACE}/quests/edit`, '..'],
+    ]);
+    // The link opens that quest's form, whose own action saves that quest.
+    const twoDots = await page(editor, editLinks[1].pathname + editLinks[1].search);
+    expect(twoDots.status).toBe(200);
+    expect(twoDots.text).toMatch(/id="quest-name"[^>]*value="Two dots"/);
+    const action = /<main[\s\S]*<form[^>]*method="post"[^>]*action="([^"]+)"/.exec(
+      twoDots.text,
+    )![1];
+    expect(action.replace(/&amp;/g, '&')).toBe(`/dashboard/spaces/${SPACE}/quests/edit?quest=..`);
     const viewed = (await page(viewer, `/dashboard/spaces/${SPACE}`)).text;
     expect(viewed).toContain('Sprint A · 3 Nov – 16 Nov 2026');
     expect(viewed).not.toMatch(/\/(edit|new)"/);
@@ -407,7 +506,6 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
       '5 Nov 2026, 11:00:00 UTC +40,010 grant-2 quest reward',
       '5 Nov 2026, 10:00:00 UTC +60,000 grant-1 launch bonus',
     ]);
-    expect(top.text).not.toContain('older ones are not listed');
 
     const odd = await page(operator, `/dashboard/spaces/${SPACE}/addresses/${addressOf(7)}`);
     const oddRows = /<table class="standings">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(
@@ -419,13 +517,7 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
     ]);
     expect(odd.text).toContain(`href="/dashboard/spaces/${SPACE}?address=${addressOf(7)}"`);
 
-    const busy = await page(operator, `/dashboard/spaces/${SPACE}/addresses/${addressOf(BUSY)}`);
-    const busyRows = [
-      ...busy.text.matchAll(/<td data-label="Key"><code class="key">([^<]+)<\/code>/g),
-    ].map((m) => m[1]);
-    expect(busyRows).toHaveLength(100);
-    expect(busyRows[0]).toBe('many-103');
-    expect(busy.text).toContain('Showing the newest 100 entries; older ones are not listed.');
+    expect(pagerOf(top.text).links).toEqual({});
 
     const stranger = await page(operator, `/dashboard/spaces/${SPACE}/addresses/0xstranger`);
     expect(stranger.status).toBe(200);
@@ -444,6 +536,115 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
     const hidden = await page(outsider, `/dashboard/spaces/${PRIVATE_SPACE}/addresses/0xhidden1`);
     expect(hidden.status).toBe(404);
     expect(alertOf(hidden.text)).toBe('Space not found.');
+  });
+
+  it("pages an address's ledger 100 entries at a time, older and newer, ties by key", async () => {
+    const keysOf = (html: string) =>
+      [...html.matchAll(/<td data-label="Key"><code class="key">([^<]+)<\/code>/g)].map(
+        (m) => m[1],
+      );
+    const busyPath = `/dashboard/spaces/${SPACE}/addresses/${addressOf(BUSY)}`;
+    const newest = await page(operator, busyPath);
+    expect(keysOf(newest.text)).toEqual(Array.from({ length: 100 }, (_, i) => `many-${103 - i}`));
+    expect(pagerOf(newest.text)).toMatchObject({ idle: ['Newest', '← Newer entries'] });
+    const olderHref = pagerOf(newest.text).links['Older entries →'];
+    const oldest = Date.parse(iso((BUSY % 2 === 0 ? IN_SPRINT : BEFORE_SPRINT) + BUSY * 60_000));
+    expect(olderHref).toBe(`${busyPath}?before=${oldest + 4000}%3Amany-4`);
+
+    const older = await page(operator, olderHref);
+    expect(older.status).toBe(200);
+    expect(keysOf(older.text)).toEqual(['many-3', 'many-2', 'many-1', 'many-0', 'many-rest']);
+    const olderPager = pagerOf(older.text);
+    expect(olderPager.idle).toEqual(['Older entries →']);
+    expect(olderPager.links.Newest).toBe(busyPath);
+    const newer = await page(operator, olderPager.links['← Newer entries']);
+    expect(keysOf(newer.text)).toEqual(keysOf(newest.text));
+    expect(pagerOf(newer.text).idle).toEqual(['← Newer entries']);
+
+    // 103 entries at one time: the page breaks between two keys of that time.
+    const tiedPath = `/dashboard/spaces/${SPACE}/addresses/${TIED}`;
+    const tied = await page(operator, tiedPath);
+    const tiedKeys = Array.from(
+      { length: TIED_ENTRIES },
+      (_, i) => `tie-${String(TIED_ENTRIES - 1 - i).padStart(3, '0')}`,
+    );
+    expect(keysOf(tied.text)).toEqual(tiedKeys.slice(0, 100));
+    expect(tied.text.match(/Not on this board/g)).toHaveLength(2);
+    const tiedOlder = await page(operator, pagerOf(tied.text).links['Older entries →']);
+    expect(keysOf(tiedOlder.text)).toEqual(tiedKeys.slice(100));
+    const tiedNewer = await page(operator, pagerOf(tiedOlder.text).links['← Newer entries']);
+    expect(keysOf(tiedNewer.text)).toEqual(tiedKeys.slice(0, 100));
+
+    for (const query of ['before=nonsense', 'after=12%3A', 'before=1%3Aa&after=1%3Aa']) {
+      const refused = await page(operator, `${busyPath}?${query}`);
+      expect({ query, status: refused.status, alert: alertOf(refused.text) }).toEqual({
+        query,
+        status: 400,
+        alert: 'That link to a page of the ledger cannot be read. Showing the newest entries.',
+      });
+      expect(keysOf(refused.text)[0]).toBe('many-103');
+    }
+
+    // An address no path can name is asked for in the query, and its pager keeps it there.
+    const dots = await page(operator, `/dashboard/spaces/${SPACE}/addresses?address=..`);
+    expect(dots.status).toBe(200);
+    expect(text(/<h1[^>]*>([\s\S]*?)<\/h1>/.exec(dots.text)![1])).toBe('Address ..');
+    expect(keysOf(dots.text)).toEqual(['dots-2', 'dots-1']);
+  });
+
+  it('reads the standings of an address on a space of many sprints in one statement', async () => {
+    const MANY = 5;
+    const day = (i: number) => iso(Date.parse('2026-11-03T00:00:00Z') + i * 86_400_000);
+    await t.load([
+      { type: 'space', id: MANY, name: 'Many sprints' },
+      ...Array.from({ length: 40 }, (_, i) => ({
+        type: 'sprint',
+        id: 1000 + i,
+        spaceId: MANY,
+        name: `Day ${i + 1}`,
+        startTime: day(i),
+        endTime: day(i + 1),
+      })),
+      {
+        type: 'points',
+        key: 'many-a',
+        spaceId: MANY,
+        address: '0xmany',
+        points: 7,
+        occurredAt: day(2),
+      },
+      {
+        type: 'points',
+        key: 'many-b',
+        spaceId: MANY,
+        address: '0xother',
+        points: 9,
+        occurredAt: day(2),
+      },
+      {
+        type: 'points',
+        key: 'many-c',
+        spaceId: MANY,
+        address: '0xmany',
+        points: 3,
+        occurredAt: day(30),
+      },
+    ]);
+    t.recorder.queries.length = 0;
+    const shown = await page(operator, `/dashboard/spaces/${MANY}/addresses/0xMany`);
+    expect(shown.status).toBe(200);
+    const rows = /<table class="standings">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(shown.text)![1];
+    const standings = [...rows.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => text(m[1]));
+    expect(standings).toHaveLength(41);
+    expect(standings.filter((row) => !row.endsWith('Not on this board'))).toEqual([
+      'All time Every event 1 10 Show on the All time board',
+      'Day 3 5 Nov 2026 2 7 Show on the Day 3 board',
+      'Day 31 3 Dec 2026 1 3 Show on the Day 31 board',
+    ]);
+    // The address's entries on the 41 boards: one statement, not one per board.
+    const entryReads = t.recorder.queries.filter((q) => /FROM board_entries WHERE/.test(q));
+    expect(entryReads.filter((q) => /sprint_id IN \(/.test(q))).toHaveLength(1);
+    expect(entryReads.filter((q) => !/sprint_id IN \(/.test(q)).length).toBeLessThanOrEqual(3);
   });
 
   it('streams the board as CSV to whoever sees the space, in rank order, never cached', async () => {
@@ -502,5 +703,164 @@ describe.each(DB_KINDS)('the board pages on %s', (kind) => {
     );
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.get('location')).toMatch(/^\/dashboard\/sign-in/);
+  });
+});
+
+describe.each(DB_KINDS)('the points distribution chart on %s', (kind) => {
+  const CHART_SPACE = 3;
+  const BOARD = { spaceId: CHART_SPACE, sprintId: 0 };
+  const T = '2026-11-05T10:00:00Z';
+  const later = (seconds: number) => iso(Date.parse(T) + seconds * 1000);
+  /**
+   * Totals on the edges of the log-scale buckets 1, 2, 5, 10, 20, 50, 100, 200 and between them,
+   * tied in points, in time and both; two reached before 1970 (times below 0); and two addresses
+   * at 0 and below, which are not on the board.
+   */
+  const TOTALS: Array<[address: string, points: number, at: string]> = [
+    ['0xc01', 1, T],
+    ['0xc02', 1, T],
+    ['0xc03', 2, T],
+    ['0xc04', 5, later(1)],
+    ['0xc05', 5, T],
+    ['0xc06', 9, '1960-01-01T00:00:00Z'],
+    ['0xc07', 10, '1960-06-01T00:00:00Z'],
+    ['0xc08', 10, T],
+    ['0xc09', 10, T],
+    ['0xc10', 100, T],
+    ['0xc11', 200, T],
+    ['0xc12', 200, later(5)],
+    ['0xnegative', -5, T],
+  ];
+  const EXPECTED = [
+    ['1', '2'],
+    ['2–4', '1'],
+    ['5–9', '3'],
+    ['10–19', '3'],
+    ['20–49', '0'],
+    ['50–99', '0'],
+    ['100–199', '1'],
+    ['200', '2'],
+  ];
+  let t: TestApp;
+  let operator: DashboardClient;
+  const savedSize = RANK_BUCKETS.size;
+
+  beforeAll(async () => {
+    // Buckets of two entries: the SQL reader counts through several of them.
+    RANK_BUCKETS.size = 2;
+    t = await startTestApp(kind);
+    await t.app.get(AdminsService).create(OPERATOR, PASSWORD);
+    await t.load([
+      { type: 'space', id: CHART_SPACE, name: 'Chart space' },
+      ...TOTALS.map(([address, points, at]) => ({
+        type: 'points',
+        key: `k-${address}`,
+        spaceId: CHART_SPACE,
+        address,
+        points,
+        occurredAt: at,
+      })),
+      {
+        type: 'points',
+        key: 'zero-1',
+        spaceId: CHART_SPACE,
+        address: '0xzero',
+        points: 5,
+        occurredAt: T,
+      },
+      {
+        type: 'points',
+        key: 'zero-2',
+        spaceId: CHART_SPACE,
+        address: '0xzero',
+        points: -5,
+        occurredAt: later(1),
+      },
+    ]);
+    operator = new DashboardClient(t.url.replace('/query', ''));
+    expect((await operator.signIn(OPERATOR, PASSWORD)).status).toBe(303);
+  });
+  afterAll(async () => {
+    await t?.close();
+    RANK_BUCKETS.size = savedSize;
+  });
+
+  /** The distribution's numbers as its table lists them: [points, entries]. */
+  const chartRows = (page: string) => {
+    const table = /<table class="chart-data">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? '';
+    return [
+      ...table.matchAll(
+        /<td data-label="Points">([^<]*)<\/td>\s*<td data-label="Entries" class="num">([^<]*)<\/td>/g,
+      ),
+    ].map((m) => [m[1], m[2]]);
+  };
+
+  it('keeps the board when the chart cannot be read, and says so', async () => {
+    const reader = t.app.get(BoardReader);
+    const failing = jest
+      .spyOn(reader, 'countAhead')
+      .mockRejectedValue(new Error('max_statement_time exceeded'));
+    try {
+      const page = await operator.request(`/dashboard/spaces/${CHART_SPACE}`);
+      expect(page.status).toBe(200);
+      expect(rangeOf(page.text)).toBe('1–12 of 12');
+      expect(boardRows(page.text)).toHaveLength(12);
+      expect(page.text).toContain(
+        'The points distribution could not be read just now. Reload the page to try again.',
+      );
+      expect(page.text).not.toContain('id="distribution-title"');
+      expect(page.text).toContain('<title id="top-title">Top 10 entries</title>');
+    } finally {
+      failing.mockRestore();
+    }
+  });
+
+  it('counts the entries in each range of points: ties on the edges, none at 0 or below', async () => {
+    const page = await operator.request(`/dashboard/spaces/${CHART_SPACE}`);
+    expect(page.status).toBe(200);
+    expect(chartRows(page.text)).toEqual(EXPECTED);
+    const caption = /<figcaption>([\s\S]*?)<details>/.exec(page.text)![1];
+    expect(text(caption)).toMatch(
+      /^Points distribution ?: the board's 12 entries per range of points, as of \d\d:\d\d:\d\d UTC\. An address at 0 points or less is not on the board\.$/,
+    );
+    expect(rangeOf(page.text)).toBe('1–12 of 12');
+  });
+
+  it('reads the same counts from the rank buckets in SQL and from the rank index', async () => {
+    const buckets: Array<{ n: number | string }> = await t.app
+      .get(DataSource)
+      .query('SELECT COUNT(*) AS n FROM board_rank_buckets WHERE space_id = ?', [CHART_SPACE]);
+    expect(Number(buckets[0].n)).toBeGreaterThan(2);
+    const counts = (d: { buckets: Array<{ from: number; to: number; entries: number }> }) =>
+      d.buckets.map((b) => [b.from, b.to, b.entries]);
+    const expected = [
+      [1, 1, 2],
+      [2, 4, 1],
+      [5, 9, 3],
+      [10, 19, 3],
+      [20, 49, 0],
+      [50, 99, 0],
+      [100, 199, 1],
+      [200, 200, 2],
+    ];
+    const sql = await new BoardDistributions(t.app.get(SqlBoardReader, { strict: false }), 0).of(
+      BOARD,
+    );
+    expect({ scale: sql.scale, entries: sql.entries, counts: counts(sql) }).toEqual({
+      scale: 'log',
+      entries: 12,
+      counts: expected,
+    });
+    await t.app.get(RankIndexService).warm(BOARD);
+    const reader = t.app.get(BoardReader);
+    const probe = jest.spyOn(t.app.get(SqlBoardReader, { strict: false }), 'countAhead');
+    const indexed = await new BoardDistributions(reader, 0).of(BOARD);
+    // Every count came from the index.
+    expect(probe).not.toHaveBeenCalled();
+    probe.mockRestore();
+    expect({ entries: indexed.entries, counts: counts(indexed) }).toEqual({
+      entries: 12,
+      counts: expected,
+    });
   });
 });

@@ -216,24 +216,26 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       reason: 'reason must be at most 200 characters',
     });
     const ledger = t.app.get(PointsLedgerService);
+    // Newest first; the two entries of one time by key, descending (the index's own order).
     const history = await ledger.addressEvents(1, '0xreason', { limit: 2 });
     expect(history).toEqual({
       events: [
+        { key: 'why-3', points: 5, occurredAt: Date.parse('2026-03-05T00:00:00Z'), reason: null },
         {
           key: 'why-2',
           points: -20,
           occurredAt: Date.parse('2026-03-05T00:00:00Z'),
           reason: 'Refund of a double grant',
         },
-        { key: 'why-3', points: 5, occurredAt: Date.parse('2026-03-05T00:00:00Z'), reason: null },
       ],
-      more: true,
+      older: true,
+      newer: false,
     });
     const all = await ledger.addressEvents(1, '0xReason', { limit: 10 });
-    expect(all.more).toBe(false);
+    expect({ older: all.older, newer: all.newer }).toEqual({ older: false, newer: false });
     expect(all.events.map((e) => [e.key, e.reason])).toEqual([
-      ['why-2', 'Refund of a double grant'],
       ['why-3', null],
+      ['why-2', 'Refund of a double grant'],
       ['why-1', 'Won the March quiz'],
     ]);
   });

@@ -1,31 +1,28 @@
-import type { BoardTotalsStore } from '../../leaderboards/ledger/board-totals.store';
-import type { BoardRef } from '../../leaderboards/ranking/ranking';
-import { num, SqlDialect } from '../../storage/dialect/sql-dialect';
-import type { ReadReplicas } from '../../storage/replica/read-replicas';
+import type { PointsBucket, PointsDistribution } from './views/board-charts';
 
-/** Entries whose points lie in [from, to]. */
-export interface PointsBucket {
-  from: number;
-  to: number;
-  entries: number;
-}
-
-/** How a board's entries spread over their points, as of `asOf` (ms). */
-export interface PointsDistribution {
-  /** `log`: buckets on the 1-2-5 series, for boards whose points span two decades or more. */
-  scale: 'log' | 'linear';
-  buckets: PointsBucket[];
-  entries: number;
-  asOf: number;
-}
+export type { PointsBucket, PointsDistribution };
+import type { BoardReader } from '../../leaderboards/read/board-reader';
+import type { BoardRef, RankKey } from '../../leaderboards/ranking/ranking';
 
 export const MAX_BUCKETS = 20;
 /** Linear boards aim at this many buckets (a round step can make a few more). */
 const LINEAR_BUCKETS = 16;
 /** A distribution is read again after this long: the chart may be this much older than the table. */
 export const DISTRIBUTION_TTL_MS = 30_000;
-/** Boards whose distribution is kept; the least recently read go first. */
+/** Boards whose distribution is kept; past this, the one read longest ago goes (first in, first out). */
 const DISTRIBUTION_LIMIT = 1_000;
+/**
+ * A key that ranks after every entry with at least `points` and before every other: points are
+ * whole numbers, and no entry reached its total before year 0000 (the earliest time a record may
+ * carry), far later than MIN_SAFE_INTEGER ms. So the entries ahead of it are those with >= points.
+ */
+const below = (points: number): RankKey => ({
+  points: points - 1,
+  reachedAt: Number.MIN_SAFE_INTEGER,
+  addressKey: '',
+});
+/** After every entry of the board: entries are above 0 points. */
+const BOARD_END = below(1);
 
 /** The smallest 1, 2 or 5 × 10^k that is at least `value`. */
 function niceStep(value: number): number {
@@ -64,26 +61,24 @@ export function bucketEdges(
 }
 
 /**
- * The points distribution of boards for the space page's chart. Reading one costs a scan of the
- * board's range of ix_board_entries_rank (one GROUP BY over the bucket each entry falls in, on
- * SQLite and MySQL/MariaDB alike) after two index seeks for the highest and lowest points, so each
- * board's is kept for {@link DISTRIBUTION_TTL_MS} and concurrent page views share one read.
+ * The points distribution of boards for the space page's chart, from O(log n) reads of the board
+ * reader (the rank index, else the rank buckets): its first and last entries for the range of
+ * points, then for each bucket's lower edge the entries at or above it, counted as the entries
+ * ahead of {@link below}(edge); a bucket holds the difference between its edge's count and the
+ * next one's. About 22 reads, whatever the board's size; each board's is still kept for
+ * {@link DISTRIBUTION_TTL_MS}, and concurrent page views share one read. The reads are not one
+ * snapshot: a write between them can shift an entry from one bar to the next.
  */
 export class BoardDistributions {
   private readonly recent = new Map<
     string,
     { until: number; value: Promise<PointsDistribution> }
   >();
-  private readonly ranked: string;
 
   constructor(
-    private readonly reads: ReadReplicas,
-    private readonly totals: BoardTotalsStore,
-    dialect: SqlDialect,
+    private readonly reader: BoardReader,
     private readonly ttlMs = DISTRIBUTION_TTL_MS,
-  ) {
-    this.ranked = dialect.withIndex('board_entries', 'ix_board_entries_rank');
-  }
+  ) {}
 
   of(board: BoardRef): Promise<PointsDistribution> {
     const key = `${board.spaceId}:${board.sprintId}`;
@@ -104,34 +99,21 @@ export class BoardDistributions {
 
   private async read(board: BoardRef): Promise<PointsDistribution> {
     const asOf = Date.now();
-    // SQLite's backlog may hold changes board_entries does not have yet.
-    await this.totals.settle(board);
-    const onBoard = 'space_id = ? AND sprint_id = ? AND points > 0';
-    const ids = [board.spaceId, board.sprintId];
-    const [ends] = await this.reads.query(
-      `SELECT (SELECT points FROM ${this.ranked} WHERE ${onBoard} ORDER BY points DESC LIMIT 1) AS top,
-              (SELECT points FROM ${this.ranked} WHERE ${onBoard} ORDER BY points ASC LIMIT 1) AS bottom`,
-      [...ids, ...ids],
-    );
-    if (!ends || ends.top === null || ends.bottom === null)
-      return { scale: 'linear', buckets: [], entries: 0, asOf };
-    const [min, max] = [num(ends.bottom), num(ends.top)];
-    const { scale, edges } = bucketEdges(min, max);
-    // The highest bucket first: each entry takes the first bound it reaches.
-    const cases = edges
-      .map((_, i) => edges.length - 1 - i)
-      .map((i) => `WHEN points >= ? THEN ${i}`)
-      .join(' ');
-    const rows = await this.reads.query(
-      `SELECT CASE ${cases} ELSE 0 END AS bucket, COUNT(*) AS entries
-       FROM ${this.ranked} WHERE ${onBoard} GROUP BY bucket`,
-      [...[...edges].reverse(), ...ids],
-    );
-    const counts = new Map(rows.map((row) => [num(row.bucket), num(row.entries)]));
+    const top = await this.reader.readPage(board, { kind: 'first', size: 1 });
+    // The last entry: the one just before the end of the board, whatever its count is by now.
+    const bottom = await this.reader.readPage(board, { kind: 'before', key: BOARD_END, size: 1 });
+    const [first, last] = [top.entries[0], bottom.entries[0]];
+    if (!first || !last) return { scale: 'linear', buckets: [], entries: 0, asOf };
+    const max = Math.max(first.points, last.points);
+    const { scale, edges } = bucketEdges(last.points, max);
+    // The first edge is at most the lowest total: every entry is at or above it.
+    const atLeast = [bottom.totalCount];
+    for (const edge of edges.slice(1))
+      atLeast.push(await this.reader.countAhead(board, below(edge)));
     const buckets = edges.map((from, i) => ({
       from,
       to: i + 1 < edges.length ? edges[i + 1] - 1 : max,
-      entries: counts.get(i) ?? 0,
+      entries: Math.max(0, atLeast[i] - (atLeast[i + 1] ?? 0)),
     }));
     return { scale, buckets, entries: buckets.reduce((sum, b) => sum + b.entries, 0), asOf };
   }

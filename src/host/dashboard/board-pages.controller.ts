@@ -30,6 +30,7 @@ import { DashboardPageException } from './dashboard-page.exception';
 import { DashboardPageFilter } from './dashboard-page.filter';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardViews } from './dashboard-views.service';
+import { param } from './form-fields';
 import { HtmlPageInterceptor } from './html-page.interceptor';
 import { refusalOf } from './page-refusals';
 import type { SafeHtml } from './views/html';
@@ -56,13 +57,28 @@ export class BoardPagesController {
     this.stallMs = options.boardExport?.stallTimeoutMs ?? DEFAULT_EXPORT_STALL_MS;
   }
 
+  /** `?before=` or `?after=` a ledger position: a page of its ledger (see DashboardViews.address). */
   @Get('spaces/:id/addresses/:address')
   async address(
     @CurrentSession() session: DashboardSession,
     @Param('id') id: string,
     @Param('address') address: string,
+    @Query() query: Record<string, unknown>,
   ): Promise<SafeHtml> {
-    return this.views.address(session, id, address);
+    return this.views.address(session, id, address, query);
+  }
+
+  /**
+   * The address page of an address no path can name ('.' or '..': see isDotSegment), from
+   * `?address=`; the page of any other, too.
+   */
+  @Get('spaces/:id/addresses')
+  async addressInQuery(
+    @CurrentSession() session: DashboardSession,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<SafeHtml> {
+    return this.views.address(session, id, param(query.address) ?? '', query);
   }
 
   /**

@@ -58,6 +58,10 @@ describe('board pages', () => {
     expect(pageOutOfRange(2000, 99_823)).toBe(
       'There is no page 2,000: this board has 1,997 pages. Showing the first page.',
     );
+    // Far past the last page: the same refusal, whatever offset it would have been.
+    expect(pageOutOfRange(100_000_000_000_000, 130)).toBe(
+      'There is no page 100,000,000,000,000: this board has 3 pages. Showing the first page.',
+    );
     expect(pageOutOfRange(2, 50)).toBe(
       'There is no page 2: this board has 1 page. Showing the first page.',
     );

@@ -1,7 +1,7 @@
-import { count } from './views/board-format';
+import { param } from './form-fields';
+import { BOARD_PAGE_SIZE, count } from './views/board-format';
 
-/** Entries on one page of a board. */
-export const BOARD_PAGE_SIZE = 50;
+export { BOARD_PAGE_SIZE };
 
 /**
  * Which page of a board the space page shows, from its query string (each keeps `sprint`):
@@ -15,8 +15,6 @@ export type BoardSelection =
   | { kind: 'address'; address: string; page: number }
   | { kind: 'rank'; rank: number }
   | { kind: 'page'; page: number };
-
-const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** A whole number as people type it (1,200 or 1 200 too); undefined for anything else. */
 function wholeNumber(text: string): number | undefined {

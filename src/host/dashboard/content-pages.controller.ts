@@ -4,6 +4,7 @@ import {
   Get,
   Param,
   Post,
+  Query,
   Redirect,
   Req,
   Res,
@@ -33,7 +34,7 @@ import { DashboardViews } from './dashboard-views.service';
 import { HtmlPageInterceptor } from './html-page.interceptor';
 import { NoticeCode, setNotice } from './notices';
 import { refusalOf } from './page-refusals';
-import { utcInputValue } from './utc-form-time';
+import { utcInputValue } from './forms/utc-form-time';
 import {
   questFormPage,
   spaceFormPage,
@@ -272,6 +273,30 @@ export class ContentPagesController {
       (refusal) => questFormPage(session, { space, form, ...refusal }),
     );
     return this.saved(request, reply, space.id, 'quest.created');
+  }
+
+  /** The edit page of a quest whose id is '.' or '..', which no browser keeps in a path. */
+  @Get('spaces/:id/quests/edit')
+  editQuestByQuery(
+    @CurrentSession() session: DashboardSession,
+    @Param('id') id: string,
+    @Query('quest') questId: unknown,
+  ): Promise<SafeHtml> {
+    return this.editQuest(session, id, text(questId));
+  }
+
+  @Post('spaces/:id/quests/edit')
+  @CsrfProtected({ from: 'form' })
+  @Redirect()
+  updateQuestByQuery(
+    @CurrentSession() session: DashboardSession,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Param('id') id: string,
+    @Query('quest') questId: unknown,
+    @Body() body: Form,
+  ): Promise<SeeOther> {
+    return this.updateQuest(session, request, reply, id, text(questId), body);
   }
 
   @Get('spaces/:id/quests/:questId/edit')

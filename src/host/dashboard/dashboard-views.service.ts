@@ -1,14 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AccessTokensService } from '../../auth/access-tokens.service';
 import { addressKeyOf } from '../../common/address-key';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
+import type { LoyaltyPointsRank } from '../../leaderboards/graphql/loyalty-points-rank.model';
 import { LeaderboardsService } from '../../leaderboards/graphql/leaderboards.service';
-import { BoardTotalsStore } from '../../leaderboards/ledger/board-totals.store';
-import { PointsLedgerService } from '../../leaderboards/ledger/points-ledger.service';
-import { ALL_TIME_SPRINT_ID } from '../../leaderboards/ranking/ranking';
-import type { SqlDialect } from '../../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
-import { ReadReplicas } from '../../storage/replica/read-replicas';
+import {
+  LedgerPosition,
+  PointsLedgerService,
+} from '../../leaderboards/ledger/points-ledger.service';
+import { ALL_TIME_SPRINT_ID, BoardRef } from '../../leaderboards/ranking/ranking';
+import { BoardReader } from '../../leaderboards/read/board-reader';
 import { ProfilesService } from '../../profiles/profiles.service';
 import { toQuest } from '../../quests/quest.mapper';
 import { QuestsService } from '../../quests/quests.service';
@@ -28,12 +29,18 @@ import {
   settingsPage,
   SettingsView,
   SpaceListItem,
-  spacesPage,
   TokenOwnerChoice,
 } from './views/pages';
 import { spacePage, SpaceView } from './views/space-page';
-import { addressPage, AddressView } from './views/address-page';
+import {
+  addressPage,
+  AddressView,
+  LEDGER_PAGE_SIZE,
+  readLedgerPosition,
+} from './views/address-page';
 import { BoardDistributions } from './board-distributions';
+import { param } from './form-fields';
+import { settingsApiStatus } from './settings-api-error';
 import {
   afterOffsetOf,
   BOARD_PAGE_SIZE,
@@ -49,16 +56,12 @@ import {
 export type SpaceExtras = Pick<SpaceView, 'notice' | 'points'>;
 
 /** A space id as a page's path names it; NaN for anything else. */
-export const pathSpaceId = (id: string) => (/^\d{1,10}$/.test(id) ? Number(id) : NaN);
-
-const param = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const pathSpaceId = (id: string) => (/^\d{1,10}$/.test(id) ? Number(id) : NaN);
 
 /** Board reads whose profiles the page loads itself, in one lookup by address. */
 const NO_PROFILES = { addresses: false };
 /** Bars of the space page's top entries chart. */
 const TOP_ENTRIES = 10;
-/** Ledger entries the address page lists, newest first. */
-export const ADDRESS_EVENTS_LIMIT = 100;
 /** What ingestion accepts as an address (records/ingest-record.ts). */
 const ADDRESS_PATTERN = /^[\x21-\x7e]{1,128}$/;
 
@@ -68,6 +71,7 @@ const ADDRESS_PATTERN = /^[\x21-\x7e]{1,128}$/;
  */
 @Injectable()
 export class DashboardViews {
+  private readonly logger = new Logger('DashboardViews');
   /** The charts' points distributions, kept per board for a short while. */
   private readonly distributions: BoardDistributions;
 
@@ -78,11 +82,9 @@ export class DashboardViews {
     private readonly quests: QuestsService,
     private readonly profiles: ProfilesService,
     private readonly ledger: PointsLedgerService,
-    replicas: ReadReplicas,
-    totals: BoardTotalsStore,
-    @InjectSqlDialect() dialect: SqlDialect,
+    private readonly boards: BoardReader,
   ) {
-    this.distributions = new BoardDistributions(replicas, totals, dialect);
+    this.distributions = new BoardDistributions(boards);
   }
 
   /** The settings page with the tokens the account manages and where it may create one. */
@@ -118,25 +120,20 @@ export class DashboardViews {
       }));
   }
 
-  async spacesPage(session: DashboardSession): Promise<SafeHtml> {
-    return spacesPage(session, await this.spaceList(session));
-  }
-
   /**
    * The 404 of a space that does not exist, or that the account does not see: the same page, which
-   * names no space. Async for the callers that await it.
+   * names no space.
    */
-  spaceNotFound(session: DashboardSession): Promise<DashboardPageException> {
-    return Promise.resolve(
-      new DashboardPageException(404, notFoundPage(session, 'Space not found.')),
-    );
+  spaceNotFound(session: DashboardSession): DashboardPageException {
+    return new DashboardPageException(404, notFoundPage(session, 'Space not found.'));
   }
 
   /**
    * A space's page: the board page `query` selects (see BoardSelection: a page, a rank, an address
    * to find, each of a sprint's board or the all-time one), its charts, sprints and quests, and the
    * forms the account's role opens. Throws the 404 page for a space it does not see; answers 400
-   * with the page when the selection is refused (the first page then shows under the message).
+   * with the page when the selection is refused (the first page then shows under the message),
+   * and the refusal's own status (503 and the like) when the board could not be read.
    */
   async space(
     session: DashboardSession,
@@ -149,7 +146,7 @@ export class DashboardViews {
       Number.isSafeInteger(spaceId) && session.access.sees(spaceId)
         ? await this.spaces.findSpace(spaceId)
         : null;
-    if (!entity) throw await this.spaceNotFound(session);
+    if (!entity) throw this.spaceNotFound(session);
     const sprints = (await this.spaces.listSprints(entity.id)).map(toSprint);
     const sprint = param(query.sprint);
     const sprintId = sprint && /^\d{1,10}$/.test(sprint) ? Number(sprint) : null;
@@ -166,15 +163,22 @@ export class DashboardViews {
       addresses: new Map(),
       quests: (await this.quests.listQuests(entity.id)).map(toQuest),
     };
+    let status = 200;
     try {
       await this.readBoard(view, boardSelection(query));
     } catch (error) {
       if (!(error instanceof LoyaltyException)) throw error;
       view.board = null;
       view.charts = undefined;
-      view.error = `${error.message}. Showing nothing for this selection; start again from the first page.`;
+      if (error.extensions.category === 'VALIDATION') {
+        view.error = `${error.message}. Showing nothing for this selection; start again from the first page.`;
+      } else {
+        // An outage or a deadline is no fault of the selection: its own status, and no blame.
+        status = settingsApiStatus(error.code);
+        view.error = `${error.message}: the leaderboard could not be read. Try again in a moment.`;
+      }
     }
-    const status = view.error || view.points ? 400 : 200;
+    if (status === 200 && (view.error || view.points)) status = 400;
     return { status, page: spacePage(session, view) };
   }
 
@@ -185,6 +189,10 @@ export class DashboardViews {
   ): Promise<void> {
     const spaceId = view.space.spaceId;
     const sprintId = view.sprintId;
+    // Before any read: a board is loaded into the rank index when first read, even an empty one.
+    if (sprintId !== null && !view.sprints.some((sprint) => sprint.id === sprintId))
+      throw new LoyaltyException(ErrorCode.INVALID_SPRINT_ID);
+    const board: BoardRef = { spaceId, sprintId: sprintId ?? ALL_TIME_SPRINT_ID };
     let page = 1;
     let current: { rank: number } | { addressKey: string } | undefined;
     if ('error' in selection) view.error = selection.error;
@@ -206,19 +214,21 @@ export class DashboardViews {
       page = Math.max(1, pageOfRank(selection.rank));
       current = { rank: selection.rank };
     } else page = selection.page;
-    let ranks = await this.boardPage(spaceId, sprintId, page);
-    const refused =
-      current && 'rank' in current
-        ? rankOutOfRange(current.rank, ranks.totalCount)
-        : pageOutOfRange(page, ranks.totalCount);
-    if (refused) {
-      view.error = refused;
-      current = undefined;
-      if (page !== 1) {
+    // Off the board, refused before any page is read: page 10^14 would be an offset past any
+    // cursor's. The first page is always there.
+    if (page > 1 || (current && 'rank' in current)) {
+      const total = await this.boards.countEntries(board);
+      const refused =
+        current && 'rank' in current
+          ? rankOutOfRange(current.rank, total)
+          : pageOutOfRange(page, total);
+      if (refused) {
+        view.error = refused;
+        current = undefined;
         page = 1;
-        ranks = await this.boardPage(spaceId, sprintId, page);
       }
     }
+    const ranks = await this.boardPage(spaceId, sprintId, page);
     const entries = ranks.list;
     const wanted = current;
     const highlighted =
@@ -233,18 +243,39 @@ export class DashboardViews {
       pageCount: pageCountOf(ranks.totalCount),
       current: highlighted?.rank,
     };
-    // Past the first page, the board has entries: its top ten are read apart.
-    const top =
+    if (ranks.totalCount === 0) return;
+    // Past the first page, the board's top ten are read apart.
+    const [top, distribution] = await Promise.all([
       page === 1
         ? entries.slice(0, TOP_ENTRIES)
-        : (await this.leaderboards.getPage(spaceId, sprintId, { first: TOP_ENTRIES }, NO_PROFILES))
-            .list;
-    const keys = [...new Set([...entries, ...top].map((entry) => entry.addressKey))];
+        : this.chart('top entries', board, () => this.topEntries(view)),
+      this.chart('points distribution', board, () => this.distributions.of(board)),
+    ]);
+    const keys = [...new Set([...entries, ...(top ?? [])].map((entry) => entry.addressKey))];
     const addresses = await this.profiles.loadAddresses(keys);
     view.addresses = new Map(addresses.map((address) => [address.id, address]));
-    if (ranks.totalCount > 0) {
-      const board = { spaceId, sprintId: sprintId ?? ALL_TIME_SPRINT_ID };
-      view.charts = { distribution: await this.distributions.of(board), top, asOf: Date.now() };
+    view.charts = { distribution, top, asOf: Date.now() };
+  }
+
+  private async topEntries(view: SpaceView): Promise<LoyaltyPointsRank[]> {
+    const { spaceId } = view.space;
+    return (
+      await this.leaderboards.getPage(spaceId, view.sprintId, { first: TOP_ENTRIES }, NO_PROFILES)
+    ).list;
+  }
+
+  /**
+   * A chart's numbers, or null when they could not be read: the charts are best effort, and a
+   * failed one never takes the board with it.
+   */
+  private async chart<T>(what: string, board: BoardRef, read: () => Promise<T>): Promise<T | null> {
+    try {
+      return await read();
+    } catch (error) {
+      this.logger.warn(
+        `The ${what} of board ${board.spaceId}/${board.sprintId} could not be read: ${(error as Error).message}`,
+      );
+      return null;
     }
   }
 
@@ -260,10 +291,18 @@ export class DashboardViews {
   }
 
   /**
-   * One address in a space: its points and rank on the all-time board and on each sprint's, and
-   * its newest ledger entries. A path that cannot be an address is the 404 page.
+   * One address in a space: its points and rank on the all-time board and on each sprint's (its
+   * entries on all of them read at once, a rank only where it has one), and a page of its ledger
+   * entries: the newest, or those `?before=` or `?after=` a position (the pager's links). A path
+   * that cannot be an address is the 404 page; a position that cannot be read, 400 with the
+   * newest entries.
    */
-  async address(session: DashboardSession, id: string, address: string): Promise<SafeHtml> {
+  async address(
+    session: DashboardSession,
+    id: string,
+    address: string,
+    query: Record<string, unknown>,
+  ): Promise<SafeHtml> {
     const space = await this.pageSpace(session, id, 'space.read');
     if (!ADDRESS_PATTERN.test(address))
       throw new DashboardPageException(
@@ -277,26 +316,33 @@ export class DashboardViews {
         }),
       );
     const sprints = (await this.spaces.listSprints(space.id)).map(toSprint);
-    const boards: AddressView['boards'] = [];
-    for (const sprint of [null, ...sprints]) {
-      const sprintId = sprint?.id ?? null;
-      const rank = await this.leaderboards.getAddressRank(space.id, address, sprintId, NO_PROFILES);
-      boards.push({ sprint, standing: rank ? { rank: rank.rank, points: rank.points } : null });
-    }
-    const [profile] = await this.profiles.loadAddresses([addressKeyOf(address)]);
-    const ledger = await this.ledger.addressEvents(space.id, address, {
-      limit: ADDRESS_EVENTS_LIMIT,
+    const key = addressKeyOf(address);
+    const standings = await this.boards.findEntries(
+      space.id,
+      [ALL_TIME_SPRINT_ID, ...sprints.map((sprint) => sprint.id)],
+      key,
+    );
+    const boards: AddressView['boards'] = [null, ...sprints].map((sprint) => {
+      const entry = standings.get(sprint?.id ?? ALL_TIME_SPRINT_ID);
+      return { sprint, standing: entry ? { rank: entry.rank, points: entry.points } : null };
     });
-    return addressPage(session, {
+    const [profile] = await this.profiles.loadAddresses([key]);
+    const { position, error } = ledgerPage(query);
+    const ledger = await this.ledger.addressEvents(space.id, address, {
+      limit: LEDGER_PAGE_SIZE,
+      ...position,
+    });
+    const page = addressPage(session, {
       space: { id: space.id, name: space.name },
       // Without a profile row the lookup answers the lower-cased key: keep the spelling asked for.
       address: profile.address === profile.id ? address : profile.address,
       username: profile.username,
       boards,
-      events: ledger.events,
-      more: ledger.more,
-      limit: ADDRESS_EVENTS_LIMIT,
+      ledger: { ...ledger, paged: position.before !== undefined || position.after !== undefined },
+      error,
     });
+    if (error) throw new DashboardPageException(400, page);
+    return page;
   }
 
   /**
@@ -314,7 +360,7 @@ export class DashboardViews {
       spaceId = await spaceFor(session, this.spaces, id, permission);
     } catch (error) {
       if (!(error instanceof LoyaltyException)) throw error;
-      if (error.code !== ErrorCode.PERMISSION_DENIED) throw await this.spaceNotFound(session);
+      if (error.code !== ErrorCode.PERMISSION_DENIED) throw this.spaceNotFound(session);
       throw new DashboardPageException(
         403,
         messagePage(session, {
@@ -326,7 +372,23 @@ export class DashboardViews {
       );
     }
     const space = await this.spaces.findSpace(spaceId);
-    if (!space) throw await this.spaceNotFound(session);
+    if (!space) throw this.spaceNotFound(session);
     return space;
   }
+}
+
+/** The ledger page the address page's query asks for: `before=` or `after=` a position. */
+function ledgerPage(query: Record<string, unknown>): {
+  position: { before?: LedgerPosition; after?: LedgerPosition };
+  error?: string;
+} {
+  const [before, after] = [param(query.before), param(query.after)];
+  if (before === undefined && after === undefined) return { position: {} };
+  const position = readLedgerPosition(before ?? after!);
+  if (!position || (before !== undefined && after !== undefined))
+    return {
+      position: {},
+      error: 'That link to a page of the ledger cannot be read. Showing the newest entries.',
+    };
+  return { position: before !== undefined ? { before: position } : { after: position } };
 }

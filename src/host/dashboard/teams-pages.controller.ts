@@ -28,6 +28,7 @@ import { CurrentSession } from './current-session.decorator';
 import { DashboardPageException } from './dashboard-page.exception';
 import { DashboardPageFilter } from './dashboard-page.filter';
 import { DashboardSessionGuard } from './dashboard-session.guard';
+import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardViews } from './dashboard-views.service';
 import { HtmlPageInterceptor } from './html-page.interceptor';
 import { issueSignInFormToken, sendPage } from './page-answers';
@@ -83,6 +84,7 @@ export class TeamsPagesController {
     private readonly actions: AccountActions,
     private readonly team: TeamActions,
     private readonly views: DashboardViews,
+    private readonly auth: DashboardAuth,
   ) {}
 
   @Post('spaces/:id/privacy')
@@ -106,7 +108,7 @@ export class TeamsPagesController {
       await this.team.setPrivacy(session, space.id, isPrivate, request.ip);
     } catch (error) {
       if (error instanceof LoyaltyException && error.code === ErrorCode.SPACE_NOT_FOUND)
-        throw await this.views.spaceNotFound(session);
+        throw this.views.spaceNotFound(session);
       throw error;
     }
     setNotice(request, reply, isPrivate ? 'space.private' : 'space.public');
@@ -122,7 +124,7 @@ export class TeamsPagesController {
     @Param('id') id: string,
   ): Promise<SafeHtml> {
     const space = await this.views.pageSpace(session, id, 'space.manage');
-    const shown = this.sessions.reveals.take(
+    const shown = this.auth.reveals.take(
       request,
       reply,
       session.sessionHash,
@@ -150,7 +152,7 @@ export class TeamsPagesController {
     const form = body ?? {};
     try {
       const invitation = await this.team.invite(session, space.id, form, request.ip);
-      this.sessions.reveals.put(request, reply, session.sessionHash, {
+      this.auth.reveals.put(request, reply, session.sessionHash, {
         kind: 'invitation',
         spaceId: space.id,
         invitation: {

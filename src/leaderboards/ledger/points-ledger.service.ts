@@ -40,6 +40,19 @@ export interface AddressLedgerEntry {
   reason: string | null;
 }
 
+/** Where a page of an address's ledger starts: an entry's time and key, newest first. */
+export interface LedgerPosition {
+  occurredAt: number;
+  key: string;
+}
+
+/** A page of an address's ledger, newest first, and whether entries lie beyond each end. */
+export interface AddressLedgerPage {
+  events: AddressLedgerEntry[];
+  older: boolean;
+  newer: boolean;
+}
+
 /** One (board, address) pair that a batch of events changes. */
 interface EntryChange {
   spaceId: number;
@@ -115,28 +128,75 @@ export class PointsLedgerService {
   }
 
   /**
-   * One address's ledger entries in a space, newest first (ties by key), at most `limit`; `more`
-   * tells whether older ones exist. Reads the (space_id, address_key, occurred_at) index.
+   * A page of one address's ledger entries in a space, newest first (entries of one time by key,
+   * descending), at most `limit`: the newest, those older than `before`, or those newer than `after`.
+   * `older` and `newer` tell whether entries lie beyond the page's ends (the one opposite the
+   * cursor costs a second one-row read). Both orders run along the (space_id, address_key,
+   * occurred_at) index, whose rows end with the primary key event_key on both databases: no sort.
    */
   async addressEvents(
     spaceId: number,
     address: string,
-    options: { limit: number },
-  ): Promise<{ events: AddressLedgerEntry[]; more: boolean }> {
-    const rows = await this.events.find({
-      where: { spaceId, addressKey: addressKeyOf(address) },
-      order: { occurredAt: 'DESC', key: 'ASC' },
-      take: options.limit + 1,
-    });
+    page: { limit: number; before?: LedgerPosition; after?: LedgerPosition },
+  ): Promise<AddressLedgerPage> {
+    const addressKey = addressKeyOf(address);
+    const forward = page.after === undefined;
+    const rows = await this.ledgerRows(
+      spaceId,
+      addressKey,
+      forward ? 'older' : 'newer',
+      forward ? page.before : page.after,
+      page.limit + 1,
+    );
+    const events = rows.slice(0, page.limit);
+    if (!forward) events.reverse();
+    const more = rows.length > page.limit;
+    // Beyond the end opposite the cursor (none without one): past the page's entry at that end,
+    // or past the cursor when the page is empty.
+    const cursor = forward ? page.before : page.after;
+    const edge = (forward ? events[0] : events[events.length - 1]) ?? cursor;
+    const beyond =
+      edge !== undefined &&
+      cursor !== undefined &&
+      (await this.ledgerRows(spaceId, addressKey, forward ? 'newer' : 'older', edge, 1)).length > 0;
     return {
-      events: rows.slice(0, options.limit).map((row) => ({
-        key: row.key,
-        points: row.points,
-        occurredAt: row.occurredAt,
-        reason: row.reason,
-      })),
-      more: rows.length > options.limit,
+      events,
+      older: forward ? more : beyond,
+      newer: forward ? beyond : more,
     };
+  }
+
+  /**
+   * Up to `limit` entries `older` than `at` (newest first) or `newer` (oldest first); without
+   * `at`, from the newest or the oldest. Named index: with the OR, SQLite may otherwise join two
+   * ranges (the primary key's for event_key) and sort them, 100 ms for 100,000 entries, and
+   * MariaDB walk the space's time index instead.
+   */
+  private async ledgerRows(
+    spaceId: number,
+    addressKey: string,
+    direction: 'older' | 'newer',
+    at: LedgerPosition | undefined,
+    limit: number,
+  ): Promise<AddressLedgerEntry[]> {
+    const [past, order] = direction === 'newer' ? ['>', 'ASC'] : ['<', 'DESC'];
+    // The time as a range of its own, so that the index is read from the position on.
+    const from = at
+      ? ` AND occurred_at ${past}= ? AND (occurred_at ${past} ? OR event_key ${past} ?)`
+      : '';
+    const rows: Array<Record<string, unknown>> = await this.events.query(
+      `SELECT event_key AS eventKey, points, occurred_at AS occurredAt, reason
+       FROM ${this.dialect.withIndex('points_events', 'ix_points_events_address')}
+       WHERE space_id = ? AND address_key = ?${from}
+       ORDER BY occurred_at ${order}, event_key ${order} LIMIT ?`,
+      [spaceId, addressKey, ...(at ? [at.occurredAt, at.occurredAt, at.key] : []), limit],
+    );
+    return rows.map((row) => ({
+      key: String(row.eventKey),
+      points: num(row.points),
+      occurredAt: num(row.occurredAt),
+      reason: typeof row.reason === 'string' ? row.reason : null,
+    }));
   }
 
   async ingestPoints(

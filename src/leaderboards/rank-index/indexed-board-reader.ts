@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { BoardPage, BoardReader, RankedEntry } from '../read/board-reader';
+import { BoardPage, BoardReader, RankedEntry, rankEntries } from '../read/board-reader';
 import type { PageRequest } from '../paging/page-request';
-import type { BoardRef } from '../ranking/ranking';
+import type { BoardRef, RankKey } from '../ranking/ranking';
 import { SqlBoardReader } from '../read/sql-board-reader';
 import type { BoardIndex } from './board-index';
 import { RankIndexService } from './rank-index.service';
@@ -32,6 +32,24 @@ export class IndexedBoardReader extends BoardReader {
   countEntries(board: BoardRef): Promise<number> {
     const index = this.indexes.indexFor(board);
     return index ? Promise.resolve(index.size) : this.sql.countEntries(board);
+  }
+
+  countAhead(board: BoardRef, key: RankKey): Promise<number> {
+    const index = this.indexes.indexFor(board);
+    return index ? Promise.resolve(index.countAhead(key)) : this.sql.countAhead(board, key);
+  }
+
+  /**
+   * The entries from SQL in one statement, then a rank for each board the address is on: only
+   * those boards are asked for (and so loaded into) an index, not every board of the space.
+   */
+  async findEntries(
+    spaceId: number,
+    sprintIds: readonly number[],
+    addressKey: string,
+  ): Promise<Map<number, RankedEntry>> {
+    const entries = await this.sql.entriesOf(spaceId, sprintIds, addressKey);
+    return rankEntries(entries, (sprintId, key) => this.countAhead({ spaceId, sprintId }, key));
   }
 }
 

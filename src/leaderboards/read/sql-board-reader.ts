@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { num, SqlDialect } from '../../storage/dialect/sql-dialect';
+import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
 import { ReadReplicas } from '../../storage/replica/read-replicas';
 import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
 import { BoardTotalsStore } from '../ledger/board-totals.store';
-import { BoardPage, BoardReader, RankedEntry } from './board-reader';
+import { BoardPage, BoardReader, RankedEntry, rankEntries } from './board-reader';
 import type { PageRequest } from '../paging/page-request';
 import { BoardSql, boardSql, countAheadParams, keysetPageParams } from './board-sql';
 import type { BoardRef, RankKey } from '../ranking/ranking';
@@ -19,6 +19,8 @@ interface EntryRow {
 
 /** Reads of the buckets that found them changed in between, before counting the old way. */
 const BUCKET_ATTEMPTS = 3;
+/** Boards per statement of {@link SqlBoardReader.entriesOf}. */
+const BOARDS_PER_READ = 500;
 
 /**
  * Keyset pages over the rank index; "after key" is a UNION ALL of three index ranges, since SQLite
@@ -64,7 +66,7 @@ export class SqlBoardReader extends BoardReader {
           keysetPageParams(board, request.key, size + 1),
         );
         const firstRank =
-          rows.length > 0 ? (await this.countAhead(board, rows[0])) + 1 : totalCount + 1;
+          rows.length > 0 ? (await this.aheadOf(board, rows[0])) + 1 : totalCount + 1;
         return this.forwardPage(rows, size, firstRank, totalCount, totalCount > 0);
       }
       case 'before': {
@@ -74,7 +76,7 @@ export class SqlBoardReader extends BoardReader {
         );
         const hasPreviousPage = rows.length > size;
         const entries = rows.slice(0, size).reverse();
-        const firstRank = entries.length > 0 ? (await this.countAhead(board, entries[0])) + 1 : 1;
+        const firstRank = entries.length > 0 ? (await this.aheadOf(board, entries[0])) + 1 : 1;
         const ranked = entries.map((entry, i) => ({ ...entry, rank: firstRank + i }));
         const lastRank = ranked.length > 0 ? ranked[ranked.length - 1].rank : 0;
         return {
@@ -91,7 +93,44 @@ export class SqlBoardReader extends BoardReader {
     await this.totalsStore.settle(board);
     const [row] = await this.rows(this.sql.findEntry, [board.spaceId, board.sprintId, addressKey]);
     if (!row) return null;
-    return { ...row, rank: (await this.countAhead(board, row)) + 1 };
+    return { ...row, rank: (await this.aheadOf(board, row)) + 1 };
+  }
+
+  async findEntries(
+    spaceId: number,
+    sprintIds: readonly number[],
+    addressKey: string,
+  ): Promise<Map<number, RankedEntry>> {
+    const entries = await this.entriesOf(spaceId, sprintIds, addressKey);
+    return rankEntries(entries, (sprintId, key) => this.aheadOf({ spaceId, sprintId }, key));
+  }
+
+  /**
+   * The address's entries on the boards `sprintIds` of a space, unranked, by sprint id: primary
+   * key lookups, {@link BOARDS_PER_READ} boards a statement, after settling each board.
+   */
+  async entriesOf(
+    spaceId: number,
+    sprintIds: readonly number[],
+    addressKey: string,
+  ): Promise<Map<number, RankKey>> {
+    for (const sprintId of sprintIds) await this.totalsStore.settle({ spaceId, sprintId });
+    const entries = new Map<number, RankKey>();
+    for (const ids of chunk(sprintIds, BOARDS_PER_READ)) {
+      const rows: Array<EntryRow & { sprintId: number | string }> = await this.reads.query(
+        `SELECT sprint_id AS sprintId, address_key AS addressKey, points, reached_at AS reachedAt
+         FROM board_entries WHERE space_id = ? AND sprint_id IN (${ids.map(() => '?').join(', ')})
+           AND address_key = ? AND points > 0`,
+        [spaceId, ...ids, addressKey],
+      );
+      for (const row of rows)
+        entries.set(num(row.sprintId), {
+          addressKey: row.addressKey,
+          points: num(row.points),
+          reachedAt: num(row.reachedAt),
+        });
+    }
+    return entries;
   }
 
   async countEntries(board: BoardRef): Promise<number> {
@@ -102,14 +141,19 @@ export class SqlBoardReader extends BoardReader {
     return row ? num(row.entryCount) : 0;
   }
 
+  async countAhead(board: BoardRef, key: RankKey): Promise<number> {
+    await this.totalsStore.settle(board);
+    return this.aheadOf(board, key);
+  }
+
   /**
-   * Entries strictly ahead of `key` in rank order: the buckets before the bucket that holds it and
-   * the entries of that bucket before it, in one statement, given the bucket's bound (from the
-   * board's hints). The statement also says whether that bound is still a bucket's (a split or a
-   * drop may have changed them since the hints were read): when not, again with fresh hints.
-   * Without buckets, counted from the top.
+   * Entries strictly ahead of `key` in rank order, on a settled board: the buckets before the
+   * bucket that holds it and the entries of that bucket before it, in one statement, given the
+   * bucket's bound (from the board's hints). The statement also says whether that bound is still
+   * a bucket's (a split or a drop may have changed them since the hints were read): when not,
+   * again with fresh hints. Without buckets, counted from the top.
    */
-  private async countAhead(board: BoardRef, key: RankKey): Promise<number> {
+  private async aheadOf(board: BoardRef, key: RankKey): Promise<number> {
     for (let attempt = 0; attempt < BUCKET_ATTEMPTS; attempt++) {
       const hints = await this.hints.of(board, attempt > 0);
       if (hints.bounds.length === 0) break;

@@ -32,6 +32,7 @@ figure.chart figcaption strong { color:var(--fg); }
 figure.chart details { margin-top:4px; color:var(--fg); }
 figure.chart summary { cursor:pointer; color:var(--accent); }
 figure.chart .user { display:block; color:var(--muted); font-size:13px; }
+.chart-note { margin:0; color:var(--muted); }
 .status.CapReached { background:#fdf1dc; color:#7a4b00; }
 .status.NotStarted, .status.Draft { background:#e6edfb; color:#1d3f8f; }
 td.actions a + a { margin-left:12px; }

@@ -1,6 +1,21 @@
-import type { PointsDistribution } from '../board-distributions';
 import { compact, count } from './board-format';
 import { dataTable, html, SafeHtml } from './html';
+
+/** Entries whose points lie in [from, to]. */
+export interface PointsBucket {
+  from: number;
+  to: number;
+  entries: number;
+}
+
+/** How a board's entries spread over their points, as of `asOf` (ms). */
+export interface PointsDistribution {
+  /** `log`: buckets on the 1-2-5 series, for boards whose points span two decades or more. */
+  scale: 'log' | 'linear';
+  buckets: PointsBucket[];
+  entries: number;
+  asOf: number;
+}
 
 /*
  * The board's charts as inline SVG, drawn on the server: no script, and nothing the CSP forbids
@@ -124,8 +139,9 @@ export function distributionChart(distribution: PointsDistribution): SafeHtml {
       </text>
     </svg>
     <figcaption>
-      <strong>Points distribution</strong>: entries per range of points,
-      ${asOfText(distribution.asOf)}.
+      <strong>Points distribution</strong>: the board's ${count(distribution.entries)} entries per
+      range of points, ${asOfText(distribution.asOf)}. An address at 0 points or less is not on the
+      board.
       <details>
         <summary>The numbers</summary>
         ${dataTable('chart-data', 'Points distribution', ['Points', { label: 'Entries', num: true }], rows)}

@@ -49,6 +49,35 @@ export const QUEST_STATUS_LABELS: Readonly<Record<QuestStatus, string>> = {
 };
 
 /**
+ * A path segment that a browser resolves before it asks ('.' stays, '..' climbs), also when
+ * written %2E: the URL standard reads %2E in such a segment as a dot. So no link can carry it in a
+ * path; the page takes it in the query instead.
+ */
+export const isDotSegment = (value: string): boolean => value === '.' || value === '..';
+
+/**
+ * A quest's edit page. A browser resolves an id of '.' or '..' in the path (even as %2E) before it
+ * asks, onto another page: such an id goes in the query (`/quests/edit?quest=..`).
+ */
+export const questEditHref = (spaceId: number, questId: string): string =>
+  isDotSegment(questId)
+    ? `/dashboard/spaces/${spaceId}/quests/edit?${new URLSearchParams({ quest: questId }).toString()}`
+    : `/dashboard/spaces/${spaceId}/quests/${encodeURIComponent(questId)}/edit`;
+
+/** The address page of `address` in a space, with `params` in its query. */
+export function addressHref(
+  spaceId: number,
+  address: string,
+  params: Record<string, string> = {},
+): string {
+  const base = `/dashboard/spaces/${spaceId}/addresses`;
+  const dots = isDotSegment(address);
+  const query = new URLSearchParams({ ...(dots ? { address } : {}), ...params }).toString();
+  const path = dots ? base : `${base}/${encodeURIComponent(address)}`;
+  return query ? `${path}?${query}` : path;
+}
+
+/**
  * The start and the end of an address that does not fit: the CSS clips the start with an
  * ellipsis and always shows the end, so two addresses that share a prefix stay apart.
  */
@@ -59,3 +88,6 @@ export function addressParts(address: string): { head: string; tail: string } {
     tail: address.slice(address.length - tail),
   };
 }
+
+/** Entries on one page of a board. */
+export const BOARD_PAGE_SIZE = 50;

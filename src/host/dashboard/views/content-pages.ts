@@ -1,7 +1,7 @@
-import { utcInputStep, utcText } from '../utc-form-time';
+import { utcInputStep, utcText } from '../forms/utc-form-time';
 import { ACTIONS_COLUMN, dataTable, html, SafeHtml } from './html';
 import { layout } from './layout';
-import { QUEST_STATUS_LABELS } from './board-format';
+import { QUEST_STATUS_LABELS, questEditHref } from './board-format';
 import { alert, Signed } from './pages';
 
 /** What every content form page is told besides its fields: a refusal and the field it is about. */
@@ -52,8 +52,6 @@ export interface QuestFormView extends Refusal {
 const spaceHref = (id: number) => `/dashboard/spaces/${id}`;
 const sprintEditHref = (spaceId: number, sprintId: number) =>
   `${spaceHref(spaceId)}/sprints/${sprintId}/edit`;
-const questEditHref = (spaceId: number, questId: string) =>
-  `${spaceHref(spaceId)}/quests/${encodeURIComponent(questId)}/edit`;
 
 interface FieldOptions {
   /** The element id, unique on the page. */

@@ -3,10 +3,16 @@ import type { Address } from '../../../profiles/address.model';
 import type { Quest } from '../../../quests/quest.model';
 import type { Space } from '../../../spaces/space.model';
 import type { Sprint } from '../../../spaces/sprint.model';
-import type { PointsDistribution } from '../board-distributions';
-import { BOARD_PAGE_SIZE } from '../board-selection';
-import { distributionChart, TopEntry, topEntriesChart } from './board-charts';
-import { addressParts, count, QUEST_STATUS_LABELS, sprintLabel } from './board-format';
+import { distributionChart, PointsDistribution, TopEntry, topEntriesChart } from './board-charts';
+import {
+  addressHref,
+  addressParts,
+  count,
+  questEditHref,
+  QUEST_STATUS_LABELS,
+  sprintLabel,
+  BOARD_PAGE_SIZE,
+} from './board-format';
 import { ACTIONS_COLUMN, dataTable, formatDate, html, SafeHtml, timeTag } from './html';
 import { layout } from './layout';
 import { alert, privateBadge, ROLE_LABELS, RoleName, Signed } from './pages';
@@ -39,8 +45,15 @@ export interface SpaceView {
   /** Profiles of the page's entries and of the top entries, by address key. */
   addresses: Map<string, Address>;
   quests: Quest[];
-  /** The board's points distribution and its top entries; none for an empty board. */
-  charts?: { distribution: PointsDistribution; top: LoyaltyPointsRank[]; asOf: number };
+  /**
+   * The board's points distribution and its top entries; none for an empty board. Either is null
+   * when it could not be read: the chart then says so, and the board above is whole.
+   */
+  charts?: {
+    distribution: PointsDistribution | null;
+    top: LoyaltyPointsRank[] | null;
+    asOf: number;
+  };
   error?: string;
   notice?: string;
   search?: { address: string; rank: { rank: number; points: number } | null };
@@ -51,10 +64,6 @@ export interface SpaceView {
 }
 
 const spacePath = (view: SpaceView) => `/dashboard/spaces/${view.space.spaceId}`;
-
-/** The address page of `address` in a space. */
-export const addressHref = (spaceId: number, address: string) =>
-  `/dashboard/spaces/${spaceId}/addresses/${encodeURIComponent(address)}`;
 
 /** The space page with `params`, on the board shown now. */
 function boardHref(view: SpaceView, params: Record<string, string | number> = {}): string {
@@ -246,7 +255,11 @@ function pager(view: SpaceView, board: BoardView): SafeHtml {
 }
 
 function chartsSection(view: SpaceView, charts: NonNullable<SpaceView['charts']>): SafeHtml {
-  const top: TopEntry[] = charts.top.map((entry) => {
+  const unread = (what: string) =>
+    html`<p class="chart-note">
+      ${what} could not be read just now. Reload the page to try again.
+    </p>`;
+  const top: TopEntry[] = (charts.top ?? []).map((entry) => {
     const profile = view.addresses.get(entry.addressKey);
     const address = profile?.address ?? entry.addressKey;
     return {
@@ -260,7 +273,8 @@ function chartsSection(view: SpaceView, charts: NonNullable<SpaceView['charts']>
   return html`<section class="card" aria-labelledby="charts-title">
     <h2 id="charts-title">Charts</h2>
     <div class="charts">
-      ${distributionChart(charts.distribution)} ${topEntriesChart(top, charts.asOf)}
+      ${charts.distribution ? distributionChart(charts.distribution) : unread('The points distribution')}
+      ${charts.top ? topEntriesChart(top, charts.asOf) : unread('The top entries')}
     </div>
   </section>`;
 }
@@ -339,7 +353,7 @@ function questsSection(view: SpaceView): SafeHtml {
         ${
           view.edits
             ? html`<td class="actions">
-                ${editLink(`${path}/quests/${encodeURIComponent(quest.id)}/edit`, quest.name)}
+                ${editLink(questEditHref(view.space.spaceId, quest.id), quest.name)}
               </td>`
             : ''
         }
