@@ -7,12 +7,12 @@ import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
 import { AuditEntry, AuditService } from '../../src/host/dashboard/audit/audit.service';
 import { IngestService } from '../../src/ingest/ingest.service';
 import { PointsUploadLineEntity } from '../../src/host/dashboard/points-upload-line.entity';
-import { normaliseUpload } from '../../src/host/dashboard/points-upload-parser';
 import {
   KEPT_UPLOAD_MS,
   KEPT_UPLOADS,
-  PointsUploads,
-} from '../../src/host/dashboard/points-uploads.service';
+  normaliseUpload,
+} from '../../src/host/dashboard/forms/points-upload-parser';
+import { PointsUploads } from '../../src/host/dashboard/points-uploads.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';

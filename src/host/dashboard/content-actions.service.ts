@@ -11,7 +11,7 @@ import { SpacesService } from '../../spaces/spaces.service';
 import type { SprintEntity } from '../../spaces/sprint.entity';
 import type { DashboardSession } from './accounts/sessions.service';
 import { AuditAction, auditActor, AuditEvent, AuditService } from './audit/audit.service';
-import { parseUtcInput, UtcTime, utcText } from './utc-form-time';
+import { parseUtcInput, UtcTime, utcText } from './forms/utc-form-time';
 
 /** The space form as sent: strings as typed; the id only when creating. */
 export interface SpaceForm {

@@ -6,15 +6,19 @@ import type { DataSource } from 'typeorm';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE, readCookie } from './cookies';
 import { loadHostSecret } from './host-secrets';
 import { DashboardSession, SessionsService } from './accounts/sessions.service';
+import { OneTimeReveals } from './reveals';
 import { SignInCsrf } from './sign-in-csrf';
 
 /** The host_secrets row of the key that signs the sign-in form's CSRF pairs. */
 const SIGN_IN_SECRET = 'sign_in_csrf';
+/** The host_secrets row of the key that seals what a session is shown once (see OneTimeReveals). */
+const REVEAL_SECRET = 'dashboard_reveal';
 
 /** Who is signed in, and whether a state-changing request really comes from our own pages. */
 @Injectable()
 export class DashboardAuth implements OnApplicationBootstrap {
   private signInForms?: SignInCsrf;
+  private revealKey?: OneTimeReveals;
 
   constructor(
     private readonly sessions: SessionsService,
@@ -26,6 +30,16 @@ export class DashboardAuth implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.dataSource) return;
     this.signInForms = new SignInCsrf(await loadHostSecret(this.dataSource, SIGN_IN_SECRET));
+    this.revealKey = new OneTimeReveals(await loadHostSecret(this.dataSource, REVEAL_SECRET));
+  }
+
+  /**
+   * What a session is shown once after a redirect (a new token's value), sealed to it; once the
+   * app has started.
+   */
+  get reveals(): OneTimeReveals {
+    if (!this.revealKey) throw new Error('Reveals are sealed only once the app has started');
+    return this.revealKey;
   }
 
   /** The sign-in form's signer, once the app has started. */

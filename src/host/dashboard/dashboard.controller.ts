@@ -19,6 +19,7 @@ import { parseTokenScopes } from '../../auth/token-scopes';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import { AuditService, failedSignIn } from './audit/audit.service';
+import { DashboardAuth } from './dashboard-auth.service';
 import { DashboardViews } from './dashboard-views.service';
 import { TokenActions } from './token-actions.service';
 import { refusalOf } from './page-refusals';
@@ -74,6 +75,7 @@ export class DashboardController {
     private readonly throttle: SignInThrottle,
     private readonly audit: AuditService,
     private readonly views: DashboardViews,
+    private readonly auth: DashboardAuth,
     private readonly actions: TokenActions,
   ) {}
 
@@ -186,10 +188,7 @@ export class DashboardController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SafeHtml> {
     const notice = takeNotice(request, reply);
-    const shown = this.sessions.reveals.take(request, reply, session.sessionHash, [
-      'token',
-      'rotated',
-    ]);
+    const shown = this.auth.reveals.take(request, reply, session.sessionHash, ['token', 'rotated']);
     return this.views.settings(session, {
       notice,
       created: shown?.kind === 'token' ? shown.token : undefined,
@@ -221,7 +220,7 @@ export class DashboardController {
         },
         request.ip,
       );
-      this.sessions.reveals.put(request, reply, session.sessionHash, {
+      this.auth.reveals.put(request, reply, session.sessionHash, {
         kind: 'token',
         token: revealed(created),
       });
@@ -308,7 +307,7 @@ export class DashboardController {
     } catch (error) {
       throw await this.pageRefusal(session, error);
     }
-    this.sessions.reveals.put(request, reply, session.sessionHash, {
+    this.auth.reveals.put(request, reply, session.sessionHash, {
       kind: 'rotated',
       token: revealed(rotated.token),
       previousUntil: graceMs === 0 ? null : rotated.previous.expiresAt,

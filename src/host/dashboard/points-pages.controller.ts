@@ -30,10 +30,11 @@ import { Form, param, SeeOther, seeOther, text } from './form-fields';
 import { HtmlPageInterceptor } from './html-page.interceptor';
 import { setNotice } from './notices';
 import { refusalOf } from './page-refusals';
-import { parseFormKey, signedPoints } from './points-form';
+import { parseFormKey, signedPoints } from './forms/points-form';
 import { installUploadRoute } from './points-upload-route';
 import type { PointsUploadEntity } from './points-upload.entity';
-import { LINES_PAGE, PointsUploads, UploadProgress } from './points-uploads.service';
+import { LINES_PAGE } from './forms/points-upload-parser';
+import { PointsUploads, UploadProgress } from './points-uploads.service';
 import { TeamActions } from './team-actions.service';
 import type { SafeHtml } from './views/html';
 import { notFoundPage } from './views/pages';
@@ -43,7 +44,7 @@ import {
   uploadBusyPage,
   UploadsView,
   UploadView,
-} from './views/points-upload-pages';
+} from './points-upload-pages';
 import type { PointsFormInput } from './views/points-views';
 
 const uploadsPath = (spaceId: number) => `/dashboard/spaces/${spaceId}/points/uploads`;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardSession } from './accounts/sessions.service';
 import { setNotice } from './notices';
 import { sendPage } from './page-answers';
-import { MAX_UPLOAD_BYTES } from './points-upload-parser';
+import { MAX_UPLOAD_BYTES } from './forms/points-upload-parser';
 import { returnPathOf, signInPath } from './sign-in-return';
 import type { SafeHtml } from './views/html';
 

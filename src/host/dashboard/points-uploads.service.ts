@@ -13,14 +13,19 @@ import { insertRows } from '../../storage/insert-rows';
 import { TransactionRunner } from '../../storage/transactions/transaction-runner';
 import type { DashboardSession } from './accounts/sessions.service';
 import { auditActor, AuditService } from './audit/audit.service';
-import { parseReason } from './points-form';
+import { parseReason } from './forms/points-form';
 import { PointsUploadLineEntity } from './points-upload-line.entity';
 import {
+  KEPT_SUMMARIES,
+  KEPT_UPLOAD_MS,
+  KEPT_UPLOADS,
+  LINES_PAGE,
   MAX_LINE_MESSAGE,
   normaliseUpload,
   parseUploadLines,
   uploadLineKey,
-} from './points-upload-parser';
+  validLines,
+} from './forms/points-upload-parser';
 import { PointsUploadEntity } from './points-upload.entity';
 
 /** Lines applied a part at a time: the apply's progress moves, and each part commits whole. */
@@ -29,16 +34,6 @@ const APPLY_PART = 5_000;
 const APPLY_WAYS = 2;
 /** An apply that gave no sign of life this long was cut off (a restart): it may be taken again. */
 export const STALE_APPLY_MS = 2 * 60_000;
-/**
- * A space keeps the lines of its KEPT_UPLOADS newest uploads, each for KEPT_UPLOAD_MS: an older
- * one expires when its space gets an upload or when it is read, so none is shown or applied after.
- */
-export const KEPT_UPLOADS = 10;
-export const KEPT_UPLOAD_MS = 7 * 24 * 3600_000;
-/** And the summaries of this many, whose lines are gone. */
-export const KEPT_SUMMARIES = 200;
-/** A refused line's page. */
-export const LINES_PAGE = 100;
 /** Line numbers a statement names (well under SQLite's and MariaDB's placeholder limits). */
 const LINES_PER_STATEMENT = 500;
 /** Lines without a time of their own looked up in the ledger, for an earlier apply of the file. */
@@ -82,8 +77,6 @@ export interface ListedLine {
   line: number;
   message: string;
 }
-
-export const validLines = (upload: PointsUploadEntity) => upload.lineCount - upload.errorCount;
 
 const invalid = (message: string) => new LoyaltyException(ErrorCode.INVALID_ARGUMENT, message);
 const EXPIRED_MIDWAY = 'its lines expired during the apply';

@@ -16,7 +16,7 @@ import {
 import type { SpaceRole } from './accounts/roles';
 import type { DashboardSession } from './accounts/sessions.service';
 import { auditActor, AuditService } from './audit/audit.service';
-import { FormKey, parseReason } from './points-form';
+import { FormKey, parseReason } from './forms/points-form';
 
 /**
  * What a space's owners (its team and privacy) and editors (its points) do, for the settings

@@ -1,4 +1,4 @@
-import { newFormKey } from '../points-form';
+import { newFormKey } from '../forms/points-form';
 import { html, SafeHtml } from './html';
 import { alert, Signed } from './pages';
 import type { SpaceView } from './space-page';

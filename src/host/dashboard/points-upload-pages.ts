@@ -1,17 +1,17 @@
-import type { PointsUploadLineEntity } from '../points-upload-line.entity';
-import type { PointsUploadEntity } from '../points-upload.entity';
+import type { PointsUploadLineEntity } from './points-upload-line.entity';
+import type { PointsUploadEntity } from './points-upload.entity';
+import type { ListedLine, UploadProgress } from './points-uploads.service';
 import {
   KEPT_UPLOADS,
   LINES_PAGE,
-  ListedLine,
-  UploadProgress,
+  MAX_UPLOAD_BYTES,
+  MAX_UPLOAD_LINES,
   validLines,
-} from '../points-uploads.service';
-import { MAX_UPLOAD_BYTES, MAX_UPLOAD_LINES } from '../points-upload-parser';
-import type { UploadBusy } from '../points-upload-route';
-import { dataTable, formatNumber as n, formatTime, html, SafeHtml, timeTag } from './html';
-import { layout } from './layout';
-import { alert, Signed } from './pages';
+} from './forms/points-upload-parser';
+import type { UploadBusy } from './points-upload-route';
+import { dataTable, formatNumber as n, formatTime, html, SafeHtml, timeTag } from './views/html';
+import { layout } from './views/layout';
+import { alert, Signed } from './views/pages';
 
 interface SpaceRef {
   id: number;

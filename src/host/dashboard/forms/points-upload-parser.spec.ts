@@ -1,5 +1,5 @@
-import { ErrorCode } from '../../common/errors/error-code';
-import { LoyaltyException } from '../../common/errors/loyalty.exception';
+import { ErrorCode } from '../../../common/errors/error-code';
+import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import {
   MAX_UPLOAD_BYTES,
   MAX_UPLOAD_LINES,

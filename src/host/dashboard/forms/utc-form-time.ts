@@ -1,4 +1,4 @@
-import { parseIsoTime } from '../../records/ingest-record';
+import { parseIsoTime } from '../../../records/ingest-record';
 
 /*
  * Dates and times on the dashboard's forms are UTC, said so on the page: a datetime-local input

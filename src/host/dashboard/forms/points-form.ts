@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode } from '../../common/errors/error-code';
-import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { MAX_POINTS_PER_RECORD, MAX_REASON_LENGTH } from '../../records/ingest-record';
+import { ErrorCode } from '../../../common/errors/error-code';
+import { LoyaltyException } from '../../../common/errors/loyalty.exception';
+import { MAX_POINTS_PER_RECORD, MAX_REASON_LENGTH } from '../../../records/ingest-record';
 
 /*
  * The single-address points form: what it sends, checked before it becomes a points record. Pure

@@ -1,4 +1,4 @@
-import { LoyaltyException } from '../../common/errors/loyalty.exception';
+import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import { newFormKey, parseFormKey, parseReason, signedPoints } from './points-form';
 
 const messageOf = (run: () => unknown) => {

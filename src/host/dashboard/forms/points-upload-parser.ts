@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ErrorCode } from '../../common/errors/error-code';
-import { LoyaltyException } from '../../common/errors/loyalty.exception';
-import { parseRecord, PointsRecord } from '../../records/ingest-record';
+import { ErrorCode } from '../../../common/errors/error-code';
+import { LoyaltyException } from '../../../common/errors/loyalty.exception';
+import { parseRecord, PointsRecord } from '../../../records/ingest-record';
 
 /*
  * Points uploads as the dashboard reads them: CSV with a header line, or NDJSON, one grant or
@@ -266,3 +266,18 @@ function ndjsonLineFields(text: string): Read<LineFields> {
     return refusal(`unknown field ${quoted(unknown[0])}: the fields are ${COLUMN_LIST}`);
   return { ok: true, value };
 }
+
+/**
+ * A space keeps the lines of its KEPT_UPLOADS newest uploads, each for KEPT_UPLOAD_MS: an older
+ * one expires when its space gets an upload or when it is read, so none is shown or applied after.
+ */
+export const KEPT_UPLOADS = 10;
+export const KEPT_UPLOAD_MS = 7 * 24 * 3600_000;
+/** And the summaries of this many, whose lines are gone. */
+export const KEPT_SUMMARIES = 200;
+/** A refused line's page. */
+export const LINES_PAGE = 100;
+
+/** An upload's lines that can be applied: those read without a refusal. */
+export const validLines = (upload: { lineCount: number; errorCount: number }): number =>
+  upload.lineCount - upload.errorCount;
