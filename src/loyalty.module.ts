@@ -37,10 +37,15 @@ const FEATURES = [
  *
  * ```ts
  * @Module({ imports: [TypeOrmModule.forRoot({ ..., autoLoadEntities: true, migrations: LOYALTY_MIGRATIONS }),
- *   GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, autoSchemaFile: true }),
+ *   GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, autoSchemaFile: true,
+ *     transformSchema: applySchemaProfile('extended') }),
  *   LoyaltyModule.forRoot({ cursorSecret: process.env.CURSOR_SECRET })] })
  * export class HostModule {}
  * ```
+ *
+ * The schema profile (docs/api.md, Schema profiles) is the host's choice: `applySchemaProfile`
+ * ('spec', 'extended' or 'galxe') as `transformSchema`; without one the host serves the widest,
+ * `galxe`'s.
  */
 @Module({ imports: FEATURES, exports: FEATURES })
 export class LoyaltyModule {

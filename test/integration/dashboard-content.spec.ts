@@ -227,6 +227,14 @@ describe.each(DB_KINDS)('creating and editing spaces, sprints and quests on %s',
     }
     expect(await spaces.findSpace(20)).toMatchObject({ name: 'Aliased', alias: 'my-space' });
 
+    // A form without the field (a script, a page from before it) keeps the alias.
+    const renamed = await operator.form('/dashboard/spaces/20/edit', {
+      name: 'Aliased',
+      description: '',
+    });
+    await expectSaved(operator, renamed, 20, 'The space was saved.');
+    expect((await spaces.findSpace(20))?.alias).toBe('my-space');
+
     const cleared = await operator.form('/dashboard/spaces/20/edit', {
       name: 'Aliased',
       description: '',

@@ -55,7 +55,8 @@ const spaceForm = (body: Form): SpaceForm => ({
   id: text(body?.id),
   name: text(body?.name),
   description: text(body?.description),
-  alias: text(body?.alias),
+  // A form without the field (a script, a page from before it) keeps the alias as it is.
+  alias: body?.alias === undefined ? undefined : text(body.alias),
 });
 const sprintForm = (body: Form): SprintForm => ({
   id: text(body?.id),

@@ -1,4 +1,7 @@
 import Fastify, { FastifyInstance } from 'fastify';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DashboardSession } from './accounts/sessions.service';
 import {
   installUploadRoute,
@@ -83,5 +86,73 @@ describe('the uploads route', () => {
     expect((await post('lb_session=b')).statusCode).toBe(429);
     expect(bodiesRead).toHaveLength(1);
     inFlight.release('b');
+  });
+});
+
+describe('an upload that stops sending', () => {
+  it('is cut off after the idle time, and its place is free again', async () => {
+    const inFlight = new UploadsInFlight(1);
+    const fastify = Fastify();
+    installUploadRoute(
+      fastify,
+      {
+        sessionOf: () => Promise.resolve(sessionOf('slow')),
+        busyPage: (_session, path, busy) => html`<p>${busy} ${path}</p>`,
+      },
+      inFlight,
+      200,
+    );
+    fastify.post(UPLOAD_ROUTE, (_request, reply) => reply.send('read'));
+    const address = await fastify.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = new URL(address);
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      // Headers and a first part of a 1,000-byte body, then nothing.
+      socket.write(
+        `POST /dashboard/spaces/3/points/uploads HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\naddress,points\n`,
+      );
+      const started = Date.now();
+      await once(socket, 'close');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // The server lets the place go as it sees the connection close.
+      for (let i = 0; i < 50 && inFlight.take('another') !== null; i++) await sleep(20);
+      expect(inFlight.take('another')).toBe('session');
+    } finally {
+      await fastify.close();
+    }
+  });
+});
+
+describe('an upload while sessions cannot be read', () => {
+  it('is refused with 503 before its body is read, on a closed connection', async () => {
+    const fastify = Fastify();
+    const read: string[] = [];
+    installUploadRoute(fastify, {
+      sessionOf: () => Promise.reject(new Error('Database unavailable')),
+      busyPage: (_session, path, busy) => html`<p>${busy} ${path}</p>`,
+    });
+    fastify.post(UPLOAD_ROUTE, (request, reply) => {
+      read.push(String(request.body));
+      return reply.send('read');
+    });
+    await fastify.ready();
+    try {
+      const answer = await fastify.inject({
+        method: 'POST',
+        url: '/dashboard/spaces/3/points/uploads',
+        headers: { 'content-type': 'text/plain', cookie: 'lb_session=a' },
+        payload: 'address,points',
+      });
+      expect({
+        status: answer.statusCode,
+        connection: answer.headers.connection,
+        retry: answer.headers['retry-after'],
+      }).toEqual({ status: 503, connection: 'close', retry: '10' });
+      expect(answer.body).toContain('Try again shortly');
+      expect(read).toEqual([]);
+    } finally {
+      await fastify.close();
+    }
   });
 });

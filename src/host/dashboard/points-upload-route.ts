@@ -54,6 +54,11 @@ export interface UploadRouteServices {
 
 /** How long a browser is told to wait before sending an upload again to a full instance. */
 const RETRY_AFTER_SECONDS = 10;
+/**
+ * An upload whose body has sent nothing for this long is cut off, freeing its place: a dropped
+ * network or a trickling client must not hold one of the instance's few places for hours.
+ */
+export const UPLOAD_IDLE_MS = 60_000;
 
 /**
  * Raises the body limit of POST UPLOAD_ROUTE, so that the service itself answers an upload over
@@ -67,6 +72,7 @@ export function installUploadRoute(
   fastify: FastifyInstance,
   services: UploadRouteServices,
   inFlight = new UploadsInFlight(),
+  idleMs = UPLOAD_IDLE_MS,
 ): void {
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -76,7 +82,17 @@ export function installUploadRoute(
   });
 
   async function gate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const session = await services.sessionOf(request);
+    let session: DashboardSession | null;
+    try {
+      session = await services.sessionOf(request);
+    } catch (error) {
+      // The database is out of reach: the body is not read, and the browser may try again.
+      void reply.header('connection', 'close').header('retry-after', RETRY_AFTER_SECONDS);
+      return reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send(`The upload could not be taken (${(error as Error).message}). Try again shortly.`);
+    }
     if (session === null) {
       // As DashboardPageFilter answers the guard's SignInRequiredException to a form.
       void reply.header('connection', 'close');
@@ -92,5 +108,14 @@ export function installUploadRoute(
     }
     // 'close' comes once the answer is sent or the connection is gone, whatever became of it.
     reply.raw.once('close', () => inFlight.release(session.sessionHash));
+    // Until the body is read, no byte for idleMs cuts the connection (and so frees the place).
+    // The service sets no socket timeout of its own (Fastify's connectionTimeout is 0), so the
+    // socket is left without one again once the body has arrived.
+    const socket = request.raw.socket as { setTimeout?: unknown } | undefined;
+    if (socket && typeof socket.setTimeout === 'function') {
+      const connection = request.raw.socket;
+      connection.setTimeout(idleMs, () => connection.destroy());
+      request.raw.once('end', () => connection.setTimeout(0));
+    }
   }
 }

@@ -431,8 +431,11 @@ export class PointsUploads {
     refusals: ListedLine[],
   ): Promise<void> {
     const byMessage = new Map<string, number[]>();
-    for (const { line, message } of refusals)
-      byMessage.set(message, [...(byMessage.get(message) ?? []), line]);
+    for (const { line, message } of refusals) {
+      const lines = byMessage.get(message);
+      if (lines) lines.push(line);
+      else byMessage.set(message, [line]);
+    }
     for (const [message, lines] of byMessage)
       for (const some of chunk(lines, LINES_PER_STATEMENT))
         await manager

@@ -10,7 +10,7 @@ import {
   OperationDefinitionNode,
 } from 'graphql';
 import { introspectionWeights } from './introspection-weights';
-import { analyzeOperation } from './query-analysis';
+import { analyzeOperation, READ_COSTS } from './query-analysis';
 
 /** The schema the service serves (the committed schema.gql), introspection types included. */
 const schema = buildSchema(readFileSync(join(__dirname, '../../../schema.gql'), 'utf8'));
@@ -59,6 +59,22 @@ describe('analyzeOperation', () => {
     expect(shape(list('$i'), { i: { spaceId: '1' } }).cost).toBe(
       shape(list('{ spaceId: 1, first: 20 }')).cost,
     );
+  });
+
+  it('weighs each campaign list by the quests it reads, so lists nested in lists cost their reads', () => {
+    // Galxe's own CampaignList example: one list of 2, well under the default MAX_QUERY_COST.
+    const single = shape(
+      'query($c: ListCampaignInput!) { space(alias: "x") { id name alias campaigns(input: $c) { pageInfo { endCursor hasNextPage } list { id name } } } }',
+      { c: { first: 2, after: '-1' } },
+    ).cost;
+    expect(single).toBeGreaterThan(READ_COSTS.campaigns);
+    expect(single).toBeLessThan(2 * READ_COSTS.campaigns);
+    // 1 + 100 + 100 x 40 lists, each reading the space's quests: refused by the default limit.
+    const nested = shape(
+      '{ campaigns(input: { spaceId: "1", first: 100 }) { list { space { campaigns(input: { first: 40 }) { list { space { campaigns(input: { first: 1 }) { totalCount } } } } } } } }',
+    ).cost;
+    expect(nested).toBeGreaterThan(4_000 * READ_COSTS.campaigns);
+    expect(nested).toBeGreaterThan(20_000);
   });
 
   it('counts fragments exactly as the fields they stand for', () => {

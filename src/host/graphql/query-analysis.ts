@@ -33,6 +33,12 @@ const PAGED_FIELDS = new Set(['loyaltyPointsRanks', 'spaceLoyaltyPointsRanks']);
 const INPUT_PAGED_FIELDS: Record<string, { size: number; max: number }> = {
   campaigns: { size: DEFAULT_CAMPAIGN_PAGE, max: MAX_CAMPAIGN_PAGE },
 };
+/**
+ * What a field reads besides what it answers: a campaign list reads every quest of its space
+ * before it filters and pages them, so each one weighs as much as a board page of 1,000 entries
+ * (nested lists of lists would otherwise read a space's quests thousands of times for little cost).
+ */
+export const READ_COSTS: Record<string, number> = { campaigns: 1_000 };
 const PER_ENTRY_FIELDS = new Set(['list', 'edges']);
 /** Lists without a page size (a space's sprints): assumed this long. */
 const UNPAGED_LIST_FIELDS: Record<string, number> = { sprints: 20 };
@@ -208,7 +214,7 @@ export function analyzeOperation(
         : { depth: 0, aliases: 0, cost: 0 };
       shape.depth = Math.max(shape.depth, inner.depth + 1);
       shape.aliases += inner.aliases;
-      shape.cost += (1 + inner.cost) * weight;
+      shape.cost += (1 + (READ_COSTS[name] ?? 0) + inner.cost) * weight;
     }
     return shape;
   };
