@@ -465,7 +465,8 @@ async function startService(root, scratch, log) {
     env: { LOYALTY_ENDPOINT: `${base}/query`, LOYALTY_TOKEN: value, LOYALTY_SPACE: '1' },
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // Gone already (it exited, or a signal ended it): 'exit' will not come again.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
@@ -626,6 +627,9 @@ async function main() {
   const options = parseArgs(process.argv.slice(2));
   const { root } = options;
   if (options.writeSnippets) return writeSnippets(root);
+  // Failed until the summary says otherwise: a run that ends early (a promise no event will
+  // settle, and nothing else left to wait for) must never pass for a green one.
+  process.exitCode = 1;
   const started = Date.now();
   const fixtures = FIXTURES.filter(
     (f) => options.only.length === 0 || options.only.includes(f.name),
