@@ -19,6 +19,7 @@ const REVEAL_SECRET = 'dashboard_reveal';
 export class DashboardAuth implements OnApplicationBootstrap {
   private signInForms?: SignInCsrf;
   private revealKey?: OneTimeReveals;
+  private readonly read = new WeakMap<FastifyRequest, Promise<DashboardSession | null>>();
 
   constructor(
     private readonly sessions: SessionsService,
@@ -47,8 +48,19 @@ export class DashboardAuth implements OnApplicationBootstrap {
     return this.signInForms;
   }
 
+  /**
+   * The request's session, read once per request: the uploads route's hook reads it before the
+   * body, and the guard then finds it here instead of querying again.
+   */
   sessionOf(request: FastifyRequest): Promise<DashboardSession | null> {
-    return this.sessions.find(readCookie(request, SESSION_COOKIE));
+    let session = this.read.get(request);
+    if (!session) {
+      session = this.sessions.find(readCookie(request, SESSION_COOKIE));
+      this.read.set(request, session);
+      // A failed read is not kept: whoever asks again tries again.
+      session.catch(() => this.read.delete(request));
+    }
+    return session;
   }
 
   /**
