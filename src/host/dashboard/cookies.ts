@@ -19,15 +19,18 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
 }
 
 /**
- * HttpOnly, SameSite=Strict, whole-site cookie; Secure whenever the request came over HTTPS
- * (behind a TLS-terminating proxy, set TRUST_PROXY so that X-Forwarded-Proto is believed).
+ * An HttpOnly cookie, whole-site and SameSite=Strict unless `scope` says otherwise; Secure
+ * whenever the request came over HTTPS (behind a TLS-terminating proxy, set TRUST_PROXY so that
+ * X-Forwarded-Proto is believed).
  */
 export function cookieHeader(
   request: FastifyRequest,
   name: string,
   value: string,
   maxAgeSeconds: number,
+  scope: { path?: string; sameSite?: 'Strict' | 'Lax' } = {},
 ): string {
   const secure = request.protocol === 'https' ? '; Secure' : '';
-  return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
+  const { path = '/', sameSite = 'Strict' } = scope;
+  return `${name}=${encodeURIComponent(value)}; Path=${path}; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAgeSeconds}${secure}`;
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readCookie } from './cookies';
+import { cookieHeader, readCookie } from './cookies';
 
 /**
  * The one-line notices a page shows after its form (Post/Redirect/Get). The redirect carries a
@@ -40,10 +40,8 @@ export const NOTICE_COOKIE = 'lb_notice';
 /** Long enough for the redirect to be followed, short enough to never meet a later page. */
 const NOTICE_TTL_SECONDS = 60;
 
-function noticeCookie(request: FastifyRequest, value: string, maxAge: number): string {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  return `${NOTICE_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
-}
+const noticeCookie = (request: FastifyRequest, value: string, maxAge: number): string =>
+  cookieHeader(request, NOTICE_COOKIE, value, maxAge, { path: '/dashboard', sameSite: 'Lax' });
 
 /** Adds the notice cookie to a reply (a 303 to the page that shows it). */
 export function setNotice(request: FastifyRequest, reply: FastifyReply, code: NoticeCode): void {

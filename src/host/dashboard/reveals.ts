@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { RevealedToken, RoleName } from './views/pages';
-import { readCookie } from './cookies';
+import { cookieHeader, readCookie } from './cookies';
 import { appendCookie } from './notices';
 
 /**
@@ -97,7 +97,5 @@ export class OneTimeReveals {
 
 const additionalData = (sessionHash: string) => Buffer.from(`lb-reveal:${sessionHash}`, 'utf8');
 
-function revealCookie(request: FastifyRequest, value: string, maxAge: number): string {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  return `${REVEAL_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
-}
+const revealCookie = (request: FastifyRequest, value: string, maxAge: number): string =>
+  cookieHeader(request, REVEAL_COOKIE, value, maxAge, { path: '/dashboard' });
