@@ -1,7 +1,8 @@
 # The standalone service: GraphQL at /query, the dashboard at /dashboard, health at /health/*.
 # Build: docker build -t loyalty-leaderboard .
 # Run:   docker run -p 3000:3000 -v loyalty-data:/data loyalty-leaderboard
-#        (or -e DATABASE_URL=mysql://user:pass@host:3306/db; settings: docs/operations.md)
+#        (or -e DATABASE_URL=mysql://user:pass@host:3306/db, or postgres://user:pass@host:5432/db;
+#        settings: docs/operations.md)
 # CI rebuilds these stages from exactly the files they copy: scripts/check-image.js.
 # Node 22, not 24: better-sqlite3 12 (the service's) can abort a Node 24 process when the GC
 # finalizes a statement (WiseLibs/better-sqlite3#1515); 13 fixes it but needs Node 22 or later.

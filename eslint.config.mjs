@@ -38,7 +38,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts', 'packages/client/src/**/*.ts'],
     plugins: { layers },
-    rules: { 'layers/no-restricted-paths': 'error' },
+    rules: { 'layers/no-restricted-paths': 'error', 'layers/no-database-names': 'error' },
   },
   {
     // Specs read loosely typed JSON responses; the assertions are the type check there.

@@ -1,11 +1,9 @@
 // The TypeORM CLI's data source (`npx typeorm -d dist/ormconfig.js migration:show`): the same
-// options the service uses, read from DATABASE_URL. Use `mariadb://` for a MariaDB server here;
-// the service itself detects the flavour.
+// options the service uses, read from DATABASE_URL (a MySQL-protocol server is asked which it is).
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/host/config/app-config';
 import { hostDataSourceOptions } from './src/host/config/host-data-source';
 
 const config = loadConfig();
-const flavor = process.env.DATABASE_URL?.startsWith('mariadb:') ? 'mariadb' : undefined;
 
-export default new DataSource(hostDataSourceOptions(config.database, { serverFlavor: flavor }));
+export default hostDataSourceOptions(config.database).then((options) => new DataSource(options));

@@ -336,11 +336,12 @@ async function main() {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.once('exit', resolve));
   }
-  // The MySQL driver loads only when a MySQL URL is used: make sure the image has it.
-  execFileSync(image.node.bin, ['-e', "require.resolve('mysql2/promise')"], {
-    cwd: path.join(image.dir, image.workdir),
-    env,
-  });
+  // The server drivers load only when their URL is used: make sure the image has them.
+  for (const driver of ['mysql2/promise', 'pg', '@opentelemetry/instrumentation-pg'])
+    execFileSync(image.node.bin, ['-e', `require.resolve('${driver}')`], {
+      cwd: path.join(image.dir, image.workdir),
+      env,
+    });
   const cli = execFileSync(image.node.bin, ['dist/src/host/cli/main.js', '--help'], {
     cwd: path.join(image.dir, image.workdir),
     env,

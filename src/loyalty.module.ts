@@ -11,7 +11,7 @@ import {
 import { ProfilesModule } from './profiles/profiles.module';
 import { QuestsModule } from './quests/quests.module';
 import { SpacesModule } from './spaces/spaces.module';
-import { StorageModule } from './storage/storage.module';
+import { StorageModule } from './storage/module/storage.module';
 
 // Storage first: Nest shuts modules down in reverse order, so the runner drains last.
 const FEATURES = [

@@ -7,10 +7,18 @@ const root = resolve(import.meta.dirname, '..', '..');
 const rel = (file) => relative(root, file).split(sep).join('/');
 const under = (path, folder) => folder === '' || path === folder || path.startsWith(`${folder}/`);
 
+/** The database folders of storage/: only storage itself reaches into them. */
+const DATABASE_FOLDERS = ['src/storage/sqlite', 'src/storage/mysql', 'src/storage/postgres'];
+/** Database drivers: storage loads them, and the host's tracing instruments them. */
+const DRIVER_PACKAGES = ['better-sqlite3', 'mysql2', 'pg'];
+const DATABASE_SEAM =
+  'Outside src/storage, code reaches a database through its seam (the dialect, storage/statements, snapshots, runners), never through a database folder or driver: a difference between databases is a method of the dialect or of a store chosen once.';
+
 /**
  * The zones: a file in `from` (and not in `except`) may not import anything in `target` (unless
  * listed in `allow`, or in `allowInSpecs` for a *.spec.ts file); a `target` of '' is the whole
- * repository. With `builtinsOnly`, a file may import no package but Node's own (`node:`).
+ * repository. With `builtinsOnly`, a file may import no package but Node's own (`node:`); with
+ * `packages`, none of those packages (or their subpaths).
  */
 const ZONES = [
   {
@@ -25,6 +33,20 @@ const ZONES = [
     target: 'packages/client',
     message:
       'The library and host must not import the API client (packages/client): it ships on its own.',
+  },
+  ...DATABASE_FOLDERS.map((target) => ({
+    from: 'src',
+    except: ['src/storage'],
+    target,
+    allowInSpecs: [target],
+    message: DATABASE_SEAM,
+  })),
+  {
+    from: 'src',
+    except: ['src/storage', 'src/host/tracing'],
+    target: 'none',
+    packages: DRIVER_PACKAGES,
+    message: DATABASE_SEAM,
   },
   {
     from: 'packages/client/src',
@@ -61,6 +83,10 @@ const noRestrictedPaths = {
         for (const zone of zones) {
           if (zone.builtinsOnly && !spec && !source.startsWith('node:'))
             context.report({ node, message: `${zone.message} ('${source}')` });
+          const named = (zone.packages ?? []).some(
+            (name) => source === name || source.startsWith(`${name}/`),
+          );
+          if (named && !spec) context.report({ node, message: `${zone.message} ('${source}')` });
         }
         return;
       }
@@ -80,4 +106,45 @@ const noRestrictedPaths = {
   },
 };
 
-export default { rules: { 'no-restricted-paths': noRestrictedPaths } };
+/** The names of the databases and their drivers, as a string would spell them in code. */
+const DATABASE_NAME = /^(sqlite|better-sqlite3|mysql|mysql2|mariadb|postgres|postgresql|pg)$/i;
+
+/**
+ * No database is named by a string outside src/storage (and the host's tracing, which names the
+ * drivers it instruments): a branch on the database belongs in storage, behind the dialect. Specs
+ * may name them.
+ */
+const noDatabaseNames = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keeps database names (and so branches on them) inside src/storage.' },
+    schema: [],
+  },
+  create(context) {
+    const file = rel(context.filename);
+    if (!under(file, 'src') || file.endsWith('.spec.ts')) return {};
+    if (under(file, 'src/storage') || under(file, 'src/host/tracing')) return {};
+    const check = (node, value) => {
+      if (typeof value === 'string' && DATABASE_NAME.test(value))
+        context.report({
+          node,
+          message: `'${value}' names a database outside src/storage. ${DATABASE_SEAM}`,
+        });
+    };
+    return {
+      Literal: (node) => {
+        // Module names are the import rule's.
+        const parent = node.parent?.type;
+        if (parent === 'ImportDeclaration' || parent === 'ImportExpression') return;
+        check(node, node.value);
+      },
+      TemplateLiteral: (node) => {
+        if (node.expressions.length === 0) check(node, node.quasis[0].value.cooked);
+      },
+    };
+  },
+};
+
+export default {
+  rules: { 'no-restricted-paths': noRestrictedPaths, 'no-database-names': noDatabaseNames },
+};

@@ -6,7 +6,7 @@ import { ErrorCode } from '../common/errors/error-code';
 import { LoyaltyException } from '../common/errors/loyalty.exception';
 import { SingleFlight } from '../common/single-flight';
 import { parseDisplayName } from '../common/text/display-name';
-import { dialectOf } from '../storage/dialect/sql-dialect';
+import { dialectOf } from '../storage/engines';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { AccessTokenEntity } from './access-token.entity';
 import { displayPrefixOf, generateToken, hashToken, isWellFormedToken } from './token-format';
@@ -18,6 +18,7 @@ import {
   parseTokenScopes,
   TokenScope,
 } from './token-scopes';
+import { query } from '../storage/statements';
 
 /** A token as it may be shown: never its value or hash. */
 export interface AccessTokenInfo {
@@ -471,7 +472,8 @@ async function refuseTakenName(
   now: number,
 ): Promise<void> {
   const owner = token.spaceId === null ? 'space_id IS NULL' : 'space_id = ?';
-  const rows: Array<{ name: string; expires_at: unknown }> = await manager.query(
+  const rows: Array<{ name: string; expires_at: unknown }> = await query(
+    manager,
     `SELECT name, expires_at FROM access_tokens WHERE ${owner} AND revoked_at IS NULL${dialectOf(manager).lockRows('update')}`,
     token.spaceId === null ? [] : [token.spaceId],
   );

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { LeaderboardsModule } from '../leaderboards/leaderboards.module';
 import { SpacesModule } from '../spaces/spaces.module';
-import { StorageModule } from '../storage/storage.module';
+import { StorageModule } from '../storage/module/storage.module';
 import { BoardExportController } from './board-export.controller';
 import { BoardExportService } from './board-export.service';
 

@@ -7,7 +7,7 @@ import { LOYALTY_MODULE_OPTIONS } from '../options/loyalty.module-definition';
 import type { SpaceReader } from '../spaces/space-reader';
 import { SpacesService } from '../spaces/spaces.service';
 import { num, SqlDialect } from '../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
+import { InjectSqlDialect } from '../storage/sql-dialect.provider';
 import { ReadSnapshot, ReadSnapshots, SnapshotRow } from '../storage/snapshot/read-snapshot';
 import { BoardTotalsStore } from '../leaderboards/ledger/board-totals.store';
 import { ALL_TIME_SPRINT_ID, BoardRef, RankKey } from '../leaderboards/ranking/ranking';

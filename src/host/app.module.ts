@@ -22,7 +22,7 @@ import { HealthModule } from './health/health.module';
 import { LoyaltyModule } from '../loyalty.module';
 import { IngestLoad } from './http/ingest-load';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
-import { resolveHostDataSourceOptions } from './config/host-data-source';
+import { hostDataSourceOptions } from './config/host-data-source';
 
 export const QUERY_PATH = '/query';
 
@@ -65,7 +65,7 @@ export class AppModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: async () => ({
-            ...(await resolveHostDataSourceOptions(config.database, {
+            ...(await hostDataSourceOptions(config.database, {
               logger: extras.typeormLogger,
             })),
             retryAttempts: 3,

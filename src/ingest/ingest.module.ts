@@ -4,7 +4,7 @@ import { LeaderboardsModule } from '../leaderboards/leaderboards.module';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { QuestsModule } from '../quests/quests.module';
 import { SpacesModule } from '../spaces/spaces.module';
-import { StorageModule } from '../storage/storage.module';
+import { StorageModule } from '../storage/module/storage.module';
 import { IngestController } from './ingest.controller';
 import { IngestHttpSetup } from './ingest-http.setup';
 import { IngestService } from './ingest.service';

@@ -6,9 +6,9 @@ import { ProfilesModule } from '../profiles/profiles.module';
 import { SpacesModule } from '../spaces/spaces.module';
 import { SpacesService } from '../spaces/spaces.service';
 import type { SqlDialect } from '../storage/dialect/sql-dialect';
-import { SQL_DIALECT } from '../storage/dialect/sql-dialect.provider';
+import { SQL_DIALECT } from '../storage/sql-dialect.provider';
 import { ServiceSettingEntity } from '../storage/schema/service-setting.entity';
-import { StorageModule } from '../storage/storage.module';
+import { StorageModule } from '../storage/module/storage.module';
 import { TransactionRunner } from '../storage/transactions/transaction-runner';
 import { BoardChangeFeed } from './changes/board-change-feed';
 import { LeaderboardsResolver } from './graphql/leaderboards.resolver';
@@ -24,14 +24,14 @@ import { IndexedBoardReader } from './rank-index/indexed-board-reader';
 import { RankIndexService } from './rank-index/rank-index.service';
 import { BoardReader } from './read/board-reader';
 import { SqlBoardReader } from './read/sql-board-reader';
-import { BoardBacklogService } from './sqlite-backlog/board-backlog.service';
+import { BoardBacklogService } from './backlog/board-backlog.service';
 
 /** Chosen once at start: a backlog where one writer holds the database, direct upserts elsewhere. */
 const boardTotalsStoreProvider: FactoryProvider<BoardTotalsStore> = {
   provide: BoardTotalsStore,
   useFactory: (runner: TransactionRunner, dataSource: DataSource, dialect: SqlDialect) => {
     if (!runner.singleWriter) return new DirectBoardTotalsStore(dialect);
-    const backlog = new BoardBacklogService(dataSource, runner);
+    const backlog = new BoardBacklogService(dataSource, runner, dialect);
     runner.observe(backlog);
     return backlog;
   },

@@ -6,12 +6,14 @@ import type { ProfileRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted } from '../records/record-outcome';
 import { addressKeyOf } from '../common/address-key';
 import { chunk, SqlDialect } from '../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
+import { InjectSqlDialect } from '../storage/sql-dialect.provider';
 import { afterCommit } from '../storage/transactions/transaction-runner';
 import { SingleFlight } from '../common/single-flight';
 import { throwIfPastDeadline } from '../common/deadline/deadline';
 import { Address } from './address.model';
+import { EntityRows } from '../storage/schema/entity-rows';
 import { ProfileEntity } from './profile.entity';
+import { query } from '../storage/statements';
 
 const STORED_LIMIT = 1_000_000;
 /**
@@ -20,13 +22,6 @@ const STORED_LIMIT = 1_000_000;
  */
 const PAGE_PROFILE_TTL_MS = 500;
 const PAGE_PROFILE_LIMIT = 100_000;
-
-interface ProfileRow {
-  addressKey: string;
-  address: string;
-  username: string | null;
-  avatar: string | null;
-}
 
 @Injectable()
 export class ProfilesService {
@@ -39,10 +34,15 @@ export class ProfilesService {
   /** Reads of a page's missing addresses, by the keys read. */
   private readonly pageReads = new SingleFlight<string, Address[]>();
 
+  /** Profiles read by plain SQL, through the entity's columns. */
+  private readonly profileRows: EntityRows<ProfileEntity>;
+
   constructor(
     @InjectRepository(ProfileEntity) private readonly profiles: Repository<ProfileEntity>,
     @InjectSqlDialect() private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.profileRows = new EntityRows(profiles);
+  }
 
   /**
    * The addresses of a page's entries, in order: from the profiles read for pages in the last
@@ -102,15 +102,18 @@ export class ProfilesService {
   /** By lower-cased address. An address without a profile row still gets an Address. */
   async loadAddresses(keys: readonly string[]): Promise<Address[]> {
     // Plain SQL: TypeORM's find builds the statement anew for every page.
-    const rows: ProfileRow[] =
+    const rows =
       keys.length === 0
         ? []
-        : await this.profiles.manager.query(
-            `SELECT address_key AS addressKey, address, username, avatar FROM profiles
+        : await query(
+            this.profiles.manager,
+            `SELECT ${this.profileRows.columns()} FROM profiles
              WHERE address_key IN (${keys.map(() => '?').join(', ')})`,
             [...keys],
           );
-    const byKey = new Map(rows.map((row) => [row.addressKey, row]));
+    const byKey = new Map(
+      rows.map((row) => this.profileRows.entity(row)).map((row) => [row.addressKey, row]),
+    );
     return keys.map((key) => {
       const row = byKey.get(key);
       return Object.assign(new Address(), {
@@ -148,7 +151,8 @@ export class ProfilesService {
       [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
       500,
     )) {
-      await manager.query(
+      await query(
+        manager,
         this.dialect.insertIgnore('profiles', ['address_key', 'address'], part.length),
         part.flat(),
       );

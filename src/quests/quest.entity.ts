@@ -1,10 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { asNumber } from '../storage/schema/numeric.transformer';
 import type { QuestStatus } from '../records/quest-status.enum';
+import { KEY_COLUMN } from '../storage/schema/key-column';
 
 @Entity({ name: 'quests' })
 export class QuestEntity {
-  @PrimaryColumn({ type: 'varchar', length: 128 })
+  @PrimaryColumn({ type: 'varchar', length: 128, ...KEY_COLUMN })
   id!: string;
 
   @Column({ name: 'space_id', type: 'integer' })

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { SpacesModule } from '../spaces/spaces.module';
-import { StorageModule } from '../storage/storage.module';
+import { StorageModule } from '../storage/module/storage.module';
 import { CampaignsResolver } from './campaigns.resolver';
 import { QuestParticipantEntity } from './quest-participant.entity';
 import { QuestEntity } from './quest.entity';

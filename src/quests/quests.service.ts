@@ -9,20 +9,27 @@ import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { ProfilesService } from '../profiles/profiles.service';
 import { canReadSpace, SpaceReader } from '../spaces/space-reader';
 import { SpacesService } from '../spaces/spaces.service';
-import { execute, num, SqlDialect } from '../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
+import { num, SqlDialect } from '../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../storage/sql-dialect.provider';
 import { CampaignPage, listCampaigns, refuseUnsupported } from './campaigns/campaign-list';
 import type { ListCampaignInput } from './campaigns/list-campaign.input';
+import { EntityRows } from '../storage/schema/entity-rows';
 import { QuestEntity } from './quest.entity';
+import { execute, query } from '../storage/statements';
 
 @Injectable()
 export class QuestsService {
+  /** Quests read by plain SQL, through the entity's columns. */
+  private readonly questRows: EntityRows<QuestEntity>;
+
   constructor(
     @InjectRepository(QuestEntity) private readonly quests: Repository<QuestEntity>,
     private readonly spaces: SpacesService,
     private readonly profiles: ProfilesService,
     @InjectSqlDialect() private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.questRows = new EntityRows(quests);
+  }
 
   /**
    * Any quest, Deleted ones included; an unknown id is `Quest not found`, and so is a quest of a
@@ -30,16 +37,15 @@ export class QuestsService {
    * `reader` absent: the service's own read, which sees every quest.
    */
   async requireQuest(id: string, reader?: SpaceReader | null): Promise<QuestEntity> {
-    const [row]: Array<Record<string, unknown>> = await this.quests.manager.query(
-      `SELECT q.id, q.space_id AS spaceId, q.name, q.status, q.type, q.start_time AS startTime,
-              q.end_time AS endTime, q.cap, q.participants_count AS participantsCount,
-              s.is_private AS spacePrivate
+    const [row]: Array<Record<string, unknown>> = await query(
+      this.quests.manager,
+      `SELECT ${this.questRows.columns('q')}, s.is_private AS spacePrivate
          FROM quests q LEFT JOIN spaces s ON s.id = q.space_id
         WHERE q.id = ?`,
       [id],
     );
     if (!row) throw new LoyaltyException(ErrorCode.QUEST_NOT_FOUND);
-    const quest = toQuestEntity(row);
+    const quest = this.questRows.entity(row);
     const space = { id: quest.spaceId, isPrivate: Number(row.spacePrivate) === 1 };
     if (reader !== undefined && !canReadSpace(reader, space))
       throw new LoyaltyException(ErrorCode.QUEST_NOT_FOUND);
@@ -48,7 +54,8 @@ export class QuestsService {
 
   /** The space of a stored quest (a quest never moves), or null when there is none. */
   async spaceOfQuest(manager: EntityManager, questId: string): Promise<number | null> {
-    const [row]: Array<{ spaceId: unknown }> = await manager.query(
+    const [row]: Array<{ spaceId: unknown }> = await query(
+      manager,
       'SELECT space_id AS spaceId FROM quests WHERE id = ?',
       [questId],
     );
@@ -60,13 +67,12 @@ export class QuestsService {
    * them in memory: about 25 ms for a space of 10,000 quests, see docs/galxe-compatibility.md).
    */
   async questsOfSpace(spaceId: number): Promise<QuestEntity[]> {
-    const rows: Array<Record<string, unknown>> = await this.quests.manager.query(
-      `SELECT id, space_id AS spaceId, name, status, type, start_time AS startTime,
-              end_time AS endTime, cap, participants_count AS participantsCount
-         FROM quests WHERE space_id = ?`,
+    const rows: Array<Record<string, unknown>> = await query(
+      this.quests.manager,
+      `SELECT ${this.questRows.columns()} FROM quests WHERE space_id = ?`,
       [spaceId],
     );
-    return rows.map(toQuestEntity);
+    return rows.map((row) => this.questRows.entity(row));
   }
 
   /** The page of the space's quests a Galxe campaign list asks for (see listCampaigns). */
@@ -151,22 +157,4 @@ export class QuestsService {
  */
 export function unknownQuest(questId: string): RecordOutcome {
   return refused('questId', `unknown quest ${questId}`);
-}
-
-const orNull = <T>(value: unknown, as: (value: unknown) => T): T | null =>
-  value === null || value === undefined ? null : as(value);
-
-/** A quests row as read by plain SQL (mysql2 answers BIGINT as text). */
-function toQuestEntity(row: Record<string, unknown>): QuestEntity {
-  return Object.assign(new QuestEntity(), {
-    id: String(row.id),
-    spaceId: num(row.spaceId),
-    name: String(row.name),
-    status: row.status as QuestEntity['status'],
-    type: orNull(row.type, String),
-    startTime: orNull(row.startTime, num),
-    endTime: orNull(row.endTime, num),
-    cap: orNull(row.cap, num),
-    participantsCount: num(row.participantsCount),
-  });
 }

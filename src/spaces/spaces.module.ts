@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
-import { StorageModule } from '../storage/storage.module';
+import { StorageModule } from '../storage/module/storage.module';
 import { SpaceEntity } from './space.entity';
 import { SpacesResolver } from './spaces.resolver';
 import { SpacesService } from './spaces.service';

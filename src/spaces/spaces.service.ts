@@ -8,11 +8,13 @@ import { SingleFlight } from '../common/single-flight';
 import { isSpaceAlias, type SpaceRecord, type SprintRecord } from '../records/ingest-record';
 import { RecordOutcome, accepted, refused } from '../records/record-outcome';
 import { num, SqlDialect } from '../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../storage/dialect/sql-dialect.provider';
+import { InjectSqlDialect } from '../storage/sql-dialect.provider';
+import { EntityRows } from '../storage/schema/entity-rows';
 import { afterCommit } from '../storage/transactions/transaction-runner';
 import { SpaceEntity } from './space.entity';
 import { canReadSpace, SpaceReader } from './space-reader';
 import { SprintEntity } from './sprint.entity';
+import { query } from '../storage/statements';
 
 /**
  * Spaces read for requests (requireSpace) are reused this long: a change made through another
@@ -39,11 +41,18 @@ export class SpacesService {
   /** Reads of a space that requests share (many miss together when an entry expires). */
   private readonly reads = new SingleFlight<number, SpaceEntity | null>();
 
+  /** Spaces and sprints read by plain SQL, through their entities' columns. */
+  private readonly spaceRows: EntityRows<SpaceEntity>;
+  private readonly sprintRows: EntityRows<SprintEntity>;
+
   constructor(
     @InjectRepository(SpaceEntity) private readonly spaces: Repository<SpaceEntity>,
     @InjectRepository(SprintEntity) private readonly sprints: Repository<SprintEntity>,
     @InjectSqlDialect() private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.spaceRows = new EntityRows(spaces);
+    this.sprintRows = new EntityRows(sprints);
+  }
 
   listSpaces(): Promise<SpaceEntity[]> {
     return this.spaces.find({ order: { id: 'ASC' } });
@@ -67,22 +76,12 @@ export class SpacesService {
   }
 
   private async findSpaceWhere(where: string, value: unknown): Promise<SpaceEntity | null> {
-    const [row]: Array<{
-      id: number | string;
-      name: string;
-      description: string | null;
-      isPrivate: unknown;
-      alias: string | null;
-    }> = await this.spaces.manager.query(
-      `SELECT id, name, description, is_private AS isPrivate, alias FROM spaces WHERE ${where}`,
+    const [row] = await query(
+      this.spaces.manager,
+      `SELECT ${this.spaceRows.columns()} FROM spaces WHERE ${where}`,
       [value],
     );
-    if (!row) return null;
-    return Object.assign(new SpaceEntity(), {
-      ...row,
-      id: num(row.id),
-      isPrivate: Number(row.isPrivate) === 1,
-    });
+    return row ? this.spaceRows.entity(row) : null;
   }
 
   /**
@@ -158,7 +157,8 @@ export class SpacesService {
 
   /** The space of a stored sprint (a sprint never moves), or null when there is none. */
   async spaceOfSprint(manager: EntityManager, sprintId: number): Promise<number | null> {
-    const [row]: Array<{ spaceId: unknown }> = await manager.query(
+    const [row]: Array<{ spaceId: unknown }> = await query(
+      manager,
       'SELECT space_id AS spaceId FROM sprints WHERE id = ?',
       [sprintId],
     );
@@ -203,7 +203,8 @@ export class SpacesService {
   }
 
   private async nextId(table: 'spaces' | 'sprints'): Promise<number> {
-    const [row]: Array<{ id: unknown }> = await this.spaces.manager.query(
+    const [row]: Array<{ id: unknown }> = await query(
+      this.spaces.manager,
       `SELECT MAX(id) AS id FROM ${table}`,
     );
     return row?.id === null || row?.id === undefined ? 1 : num(row.id) + 1;
@@ -225,7 +226,8 @@ export class SpacesService {
     if (ids.length === 0) return new Set();
     const suffix =
       lock === 'none' ? '' : this.dialect.lockRows(lock === 'shared' ? 'share' : 'update');
-    const rows: Array<{ id: unknown }> = await manager.query(
+    const rows: Array<{ id: unknown }> = await query(
+      manager,
       `SELECT id FROM spaces WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id${suffix}`,
       [...ids],
     );
@@ -238,20 +240,13 @@ export class SpacesService {
     spaceIds: readonly number[],
   ): Promise<SprintEntity[]> {
     if (spaceIds.length === 0) return [];
-    const rows: Array<Record<string, unknown>> = await manager.query(
-      `SELECT id, space_id AS spaceId, name, start_time AS startTime, end_time AS endTime FROM sprints
+    const rows = await query(
+      manager,
+      `SELECT ${this.sprintRows.columns()} FROM sprints
        WHERE space_id IN (${spaceIds.map(() => '?').join(', ')})${this.dialect.lockRows('share')}`,
       [...spaceIds],
     );
-    return rows.map((row) =>
-      Object.assign(new SprintEntity(), {
-        id: num(row.id),
-        spaceId: num(row.spaceId),
-        name: String(row.name),
-        startTime: num(row.startTime),
-        endTime: num(row.endTime),
-      }),
-    );
+    return rows.map((row) => this.sprintRows.entity(row));
   }
 
   async upsertSpace(manager: EntityManager, record: SpaceRecord): Promise<RecordOutcome> {
@@ -282,7 +277,8 @@ export class SpacesService {
    * again (a duplicate key is retried, see retry-policy) and is refused here.
    */
   private async spaceWithAlias(manager: EntityManager, alias: string): Promise<number | null> {
-    const [row]: Array<{ id: unknown }> = await manager.query(
+    const [row]: Array<{ id: unknown }> = await query(
+      manager,
       'SELECT id FROM spaces WHERE alias = ?',
       [alias],
     );

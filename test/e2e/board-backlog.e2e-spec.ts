@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
+import { Client } from 'pg';
 import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';
 import { runCli } from '../utils/cli';
 import { createTestDatabase, DB_KINDS, DbKind, TestDatabase } from '../utils/test-databases';
@@ -56,6 +57,16 @@ async function unfoldedBoards(db: TestDatabase): Promise<number[]> {
       return (file.prepare(sql).all() as Array<{ sprintId: number }>).map((r) => r.sprintId);
     } finally {
       file.close();
+    }
+  }
+  if (db.kind === 'postgres') {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(sql.replace('AS sprintId', 'AS "sprintId"'));
+      return (rows as Array<{ sprintId: number }>).map((r) => r.sprintId);
+    } finally {
+      await client.end();
     }
   }
   const connection = await createConnection(db.url);

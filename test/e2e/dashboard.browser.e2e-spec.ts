@@ -8,6 +8,7 @@ import { demoRecords } from '../../src/ingest/demo-dataset';
 import { seriousAxeViolations } from '../utils/axe';
 import { launchChromium } from '../utils/chromium';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const SHOTS = join(__dirname, '..', '..', 'artifacts', 'screenshots');
 const EMAIL = 'admin@example.com';
@@ -280,7 +281,7 @@ describe('the dashboard in a browser', () => {
     await page.getByLabel('Ingest', { exact: true }).check();
     await page.getByLabel('Expires', { exact: true }).selectOption({ label: '90 days' });
     // The session ends while the page is open (here: every session of the account).
-    await t.app.get<DataSource>(getDataSourceToken()).query('DELETE FROM admin_sessions');
+    await runSql(t.app.get<DataSource>(getDataSourceToken()), 'DELETE FROM admin_sessions');
     await page.getByRole('button', { name: 'Generate new API token' }).click();
     await page.waitForURL(`${base}/dashboard/sign-in`);
     await expect(statusText(page)).resolves.toEqual([
@@ -311,7 +312,7 @@ describe('the dashboard in a browser', () => {
     await page.goto(`${base}/dashboard/spaces/1/members`);
     await page.getByLabel('Email', { exact: true }).fill('later@example.com');
     await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Editor' });
-    await t.app.get<DataSource>(getDataSourceToken()).query('DELETE FROM admin_sessions');
+    await runSql(t.app.get<DataSource>(getDataSourceToken()), 'DELETE FROM admin_sessions');
     await page.getByRole('button', { name: 'Invite', exact: true }).click();
     await page.waitForURL('**/dashboard/sign-in?next=%2Fdashboard%2Fspaces%2F1%2Fmembers');
     await signIn(page, `${base}/dashboard/spaces/1/members`);
@@ -324,7 +325,7 @@ describe('the dashboard in a browser', () => {
     await t.app.get(AdminsService).create('other@example.com', PASSWORD);
     await page.goto(`${base}/dashboard/settings`);
     await page.getByLabel('Token name').fill('not for the next account');
-    await t.app.get<DataSource>(getDataSourceToken()).query('DELETE FROM admin_sessions');
+    await runSql(t.app.get<DataSource>(getDataSourceToken()), 'DELETE FROM admin_sessions');
     await page.getByRole('button', { name: 'Generate new API token' }).click();
     await page.waitForURL(`${base}/dashboard/sign-in`);
     await page.getByLabel('Email').fill('other@example.com');

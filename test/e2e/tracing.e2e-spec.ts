@@ -273,7 +273,9 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
       },
     });
     const statements = childrenOf(query).filter(
-      (s) => s.attributes['db.system.name'] === (kind === 'sqlite' ? 'sqlite' : 'mysql'),
+      (s) =>
+        s.attributes['db.system.name'] ===
+        { sqlite: 'sqlite', mariadb: 'mysql', postgres: 'postgresql' }[kind],
     );
     expect(statements.length).toBeGreaterThan(0);
     for (const statement of statements) {
@@ -282,7 +284,9 @@ describe.each(DB_KINDS)('traces of the service on %s', (kind: DbKind) => {
     }
     // The address is looked up with a placeholder; the statement shows it, not the address.
     expect(
-      statements.some((s) => /address_key = \?/.test(String(s.attributes['db.query.text']))),
+      statements.some((s) =>
+        /address_key = (\?|\$\d+)/.test(String(s.attributes['db.query.text'])),
+      ),
     ).toBe(true);
   });
 

@@ -6,6 +6,7 @@ import { generateToken } from '../../src/auth/token-format';
 import { runCli } from '../utils/cli';
 import { DB_KINDS } from '../utils/test-databases';
 import { GqlResponse, startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 describe.each(DB_KINDS)('access tokens on %s', (kind) => {
   let t: TestApp;
@@ -84,9 +85,11 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
 
   it('stores a one-way hash and a display prefix, never the token', async () => {
     const created = await t.app.get(AccessTokensService).create('stored');
-    const rows: Array<Record<string, unknown>> = await t.app
-      .get<DataSource>(getDataSourceToken())
-      .query('SELECT * FROM access_tokens WHERE id = ?', [created.id]);
+    const rows: Array<Record<string, unknown>> = await runSql(
+      t.app.get<DataSource>(getDataSourceToken()),
+      'SELECT * FROM access_tokens WHERE id = ?',
+      [created.id],
+    );
     expect(rows).toHaveLength(1);
     const stored = JSON.stringify(rows[0]);
     expect(stored).not.toContain(created.token);
@@ -100,9 +103,11 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
   describe('scopes', () => {
     const rowOf = async (id: string) =>
       (
-        await t.app
-          .get<DataSource>(getDataSourceToken())
-          .query('SELECT scopes FROM access_tokens WHERE id = ?', [id])
+        await runSql(
+          t.app.get<DataSource>(getDataSourceToken()),
+          'SELECT scopes FROM access_tokens WHERE id = ?',
+          [id],
+        )
       )[0] as { scopes: string } | undefined;
 
     const expectInsufficientScope = (response: GqlResponse) => {
@@ -216,11 +221,11 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
     const env = { DATABASE_URL: t.db.url };
     const scopesOf = async (name: string) =>
       (
-        await t.app
-          .get<DataSource>(getDataSourceToken())
-          .query<Array<{ scopes: string }>>('SELECT scopes FROM access_tokens WHERE name = ?', [
-            name,
-          ])
+        await runSql<{ scopes: string }>(
+          t.app.get<DataSource>(getDataSourceToken()),
+          'SELECT scopes FROM access_tokens WHERE name = ?',
+          [name],
+        )
       ).map((row) => row.scopes);
 
     const both = await runCli(

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { appendEntryChanges, EntryState } from '../../src/leaderboards/changes/board-change-log';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 describe.each(DB_KINDS)('board change log on %s', (kind) => {
   let t: TestApp;
@@ -20,7 +21,8 @@ describe.each(DB_KINDS)('board change log on %s', (kind) => {
       reachedAt: 1_700_000_000_000 + i,
     }));
     await source.transaction((manager) => appendEntryChanges(manager, entries));
-    const rows: Array<Record<string, unknown>> = await source.query(
+    const rows: Array<Record<string, unknown>> = await runSql(
+      source,
       `SELECT space_id AS spaceId, sprint_id AS sprintId, address_key AS addressKey, points,
               reached_at AS reachedAt
        FROM board_changes WHERE space_id = 70 AND sprint_id = ? ORDER BY seq`,

@@ -6,6 +6,7 @@ import { runCli } from '../utils/cli';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -158,9 +159,10 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
       lastUsedFrom: expect.any(String),
     });
 
-    const rows: Array<Record<string, unknown>> = await t.app
-      .get<DataSource>(getDataSourceToken())
-      .query('SELECT * FROM access_tokens');
+    const rows: Array<Record<string, unknown>> = await runSql(
+      t.app.get<DataSource>(getDataSourceToken()),
+      'SELECT * FROM access_tokens',
+    );
     expect(JSON.stringify(rows)).not.toContain(body.token);
     expect(rows.find((row) => row.id === body.id)?.token_hash).toBe(
       createHash('sha256').update(body.token).digest('hex'),
@@ -233,11 +235,11 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
       }>;
     const storedScopes = async (name: string) =>
       (
-        await t.app
-          .get<DataSource>(getDataSourceToken())
-          .query<Array<{ scopes: string }>>('SELECT scopes FROM access_tokens WHERE name = ?', [
-            name,
-          ])
+        await runSql<{ scopes: string }>(
+          t.app.get<DataSource>(getDataSourceToken()),
+          'SELECT scopes FROM access_tokens WHERE name = ?',
+          [name],
+        )
       ).map((row) => row.scopes);
 
     it.each([

@@ -14,6 +14,7 @@ import { SpacesService } from '../../src/spaces/spaces.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const OPERATOR = 'operator@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -827,9 +828,11 @@ describe.each(DB_KINDS)('the points distribution chart on %s', (kind) => {
   });
 
   it('reads the same counts from the rank buckets in SQL and from the rank index', async () => {
-    const buckets: Array<{ n: number | string }> = await t.app
-      .get(DataSource)
-      .query('SELECT COUNT(*) AS n FROM board_rank_buckets WHERE space_id = ?', [CHART_SPACE]);
+    const buckets: Array<{ n: number | string }> = await runSql(
+      t.app.get(DataSource),
+      'SELECT COUNT(*) AS n FROM board_rank_buckets WHERE space_id = ?',
+      [CHART_SPACE],
+    );
     expect(Number(buckets[0].n)).toBeGreaterThan(2);
     const counts = (d: { buckets: Array<{ from: number; to: number; entries: number }> }) =>
       d.buckets.map((b) => [b.from, b.to, b.entries]);

@@ -1,6 +1,6 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { resolveHostDataSourceOptions } from '../../src/host/config/host-data-source';
+import { hostDataSourceOptions } from '../../src/host/config/host-data-source';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { loadHostSecret } from '../../src/host/dashboard/host-secrets';
 import { SignInSecret1764400000002 } from '../../src/host/dashboard/migrations/1764400000002-sign-in-secret';
@@ -213,7 +213,7 @@ describe.each(DB_KINDS)('the dashboard CSRF checks on %s', (kind) => {
     const db = await createTestDatabase(kind);
     const sources: DataSource[] = [];
     try {
-      const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+      const options = await hostDataSourceOptions(parseDatabaseUrl(db.url));
       const migrator = await new DataSource(options).initialize();
       sources.push(migrator);
       await migrator.runMigrations();

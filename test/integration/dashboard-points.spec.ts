@@ -16,6 +16,7 @@ import { PointsUploads } from '../../src/host/dashboard/points-uploads.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const OPERATOR = 'operator@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -159,12 +160,11 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
 
   const ledger = async (spaceId = ALPHA): Promise<LedgerRow[]> =>
     (
-      await t.app
-        .get<DataSource>(getDataSourceToken())
-        .query(
-          'SELECT event_key AS k, address_key AS a, points AS p, reason AS r FROM points_events WHERE space_id = ? ORDER BY event_key',
-          [spaceId],
-        )
+      await runSql(
+        t.app.get<DataSource>(getDataSourceToken()),
+        'SELECT event_key AS k, address_key AS a, points AS p, reason AS r FROM points_events WHERE space_id = ? ORDER BY event_key',
+        [spaceId],
+      )
     ).map((row: { k: string; a: string; p: number | string; r: string | null }) => ({
       key: row.k,
       address: row.a,
@@ -200,7 +200,7 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
     (await t.app.get(AuditService).list({ limit: 500 })).filter((entry) => entry.action === action);
 
   const sql = (query: string, parameters: unknown[] = []) =>
-    t.app.get<DataSource>(getDataSourceToken()).query(query, parameters);
+    runSql(t.app.get<DataSource>(getDataSourceToken()), query, parameters);
 
   /** The single form as the space page renders it, sent with `fields`. */
   const adjust = async (person: Person, fields: Record<string, string>, spaceId = ALPHA) => {
@@ -516,9 +516,11 @@ describe.each(DB_KINDS)('the points pages on %s', (kind) => {
     expect(refused.status).toBe(400);
     expect(alertOf(refused.text)).toMatch(/^This upload expired/);
     expect((await board())['0xOLD']).toBeUndefined();
-    const stored = await t.app
-      .get<DataSource>(getDataSourceToken())
-      .query('SELECT COUNT(*) AS n FROM points_upload_lines WHERE upload_id = ?', [first.id]);
+    const stored = await runSql(
+      t.app.get<DataSource>(getDataSourceToken()),
+      'SELECT COUNT(*) AS n FROM points_upload_lines WHERE upload_id = ?',
+      [first.id],
+    );
     expect(Number(stored[0].n)).toBe(0);
   });
 

@@ -4,6 +4,7 @@ import { runCli } from '../utils/cli';
 import { scratchPath } from '../utils/scratch-files';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const LINES = [
   /* 1 */ '{"type":"space","id":1,"name":"Imported","description":"Loaded from a file"}',
@@ -259,20 +260,34 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
     writeFileSync(file, `${lines.join('\n')}\n`);
 
     const source = t.app.get(DataSource);
-    await source.query(
-      kind === 'sqlite'
-        ? `CREATE TRIGGER test_stop BEFORE INSERT ON points_events
-           WHEN NEW.address_key = '0xszfail' BEGIN SELECT RAISE(ABORT, 'no events for 0xszfail'); END`
-        : `CREATE TRIGGER test_stop BEFORE INSERT ON points_events FOR EACH ROW
-           IF NEW.address_key = '0xszfail' THEN
-             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no events for 0xszfail';
-           END IF`,
-    );
+    // Each database's own trigger language, run as written (no placeholders).
+    const trigger = {
+      sqlite: [
+        `CREATE TRIGGER test_stop BEFORE INSERT ON points_events
+         WHEN NEW.address_key = '0xszfail' BEGIN SELECT RAISE(ABORT, 'no events for 0xszfail'); END`,
+      ],
+      mariadb: [
+        `CREATE TRIGGER test_stop BEFORE INSERT ON points_events FOR EACH ROW
+         IF NEW.address_key = '0xszfail' THEN
+           SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no events for 0xszfail';
+         END IF`,
+      ],
+      postgres: [
+        `CREATE FUNCTION test_stop() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.address_key = '0xszfail' THEN RAISE EXCEPTION 'no events for 0xszfail';
+         END IF; RETURN NEW; END $$`,
+        `CREATE TRIGGER test_stop BEFORE INSERT ON points_events FOR EACH ROW
+         EXECUTE FUNCTION test_stop()`,
+      ],
+    }[kind];
+    for (const statement of trigger) await source.query(statement);
     let stopped;
     try {
       stopped = await runCli(['import', file, '--batch-size', '100'], { DATABASE_URL: t.db.url });
     } finally {
-      await source.query('DROP TRIGGER test_stop');
+      await source.query(
+        kind === 'postgres' ? 'DROP FUNCTION test_stop CASCADE' : 'DROP TRIGGER test_stop',
+      );
     }
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toContain(
@@ -295,7 +310,10 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
     }
     const stored = Number(
       (
-        await source.query(`SELECT COUNT(*) AS n FROM points_events WHERE event_key LIKE 'stop-%'`)
+        await runSql(
+          source,
+          `SELECT COUNT(*) AS n FROM points_events WHERE event_key LIKE 'stop-%'`,
+        )
       )[0].n,
     );
     expect(stored).toBe(kind === 'sqlite' ? 99 : 148);
@@ -315,7 +333,8 @@ describe.each(DB_KINDS)('import and quests on %s', (kind) => {
       const key = record.address.toLowerCase();
       expected.set(key, (expected.get(key) ?? 0) + record.points);
     });
-    const rows: Array<{ addressKey: string; points: number | string }> = await source.query(
+    const rows: Array<{ addressKey: string; points: number | string }> = await runSql(
+      source,
       `SELECT address_key AS addressKey, points FROM board_entries
        WHERE space_id = 1 AND sprint_id = 0 AND address_key LIKE '0xs%'`,
     );

@@ -13,6 +13,7 @@ import { runCli } from '../utils/cli';
 import { scratchPath } from '../utils/scratch-files';
 import { DB_KINDS } from '../utils/test-databases';
 import { scopeRefusal, startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const SPACE = { type: 'space', id: 1, name: 'Ingest' };
 const SPRINTS = [
@@ -282,14 +283,26 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     // A board change that cannot be written: the request's ledger rows, and the board changes
     // of the address before it (and on MySQL/MariaDB its board rows), are written by then.
     const source = t.app.get(DataSource);
-    await source.query(
-      kind === 'sqlite'
-        ? `CREATE TRIGGER fail_boom BEFORE INSERT ON board_changes WHEN NEW.address_key = '0xboom'
-           BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`
-        : `CREATE TRIGGER fail_boom BEFORE INSERT ON board_changes FOR EACH ROW
-           BEGIN IF NEW.address_key = '0xboom' THEN
-             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'disk on fire'; END IF; END`,
-    );
+    // Each database's own trigger language, run as written (no placeholders).
+    const trigger = {
+      sqlite: [
+        `CREATE TRIGGER fail_boom BEFORE INSERT ON board_changes WHEN NEW.address_key = '0xboom'
+         BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`,
+      ],
+      mariadb: [
+        `CREATE TRIGGER fail_boom BEFORE INSERT ON board_changes FOR EACH ROW
+         BEGIN IF NEW.address_key = '0xboom' THEN
+           SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'disk on fire'; END IF; END`,
+      ],
+      postgres: [
+        `CREATE FUNCTION fail_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.address_key = '0xboom' THEN RAISE EXCEPTION 'disk on fire'; END IF;
+         RETURN NEW; END $$`,
+        `CREATE TRIGGER fail_boom BEFORE INSERT ON board_changes FOR EACH ROW
+         EXECUTE FUNCTION fail_boom()`,
+      ],
+    }[kind];
+    for (const statement of trigger) await source.query(statement);
     const half = [
       points('half-1', '0xAAA', 5, '2026-03-04T00:00:00Z'),
       points('half-2', '0xBOOM', 7, '2026-03-04T00:00:00Z'),
@@ -301,7 +314,8 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
     ).toMatchObject({ accepted: 1 });
     const ledger = async () =>
       (
-        await source.query(
+        await runSql(
+          source,
           `SELECT COUNT(*) AS n FROM points_events WHERE event_key IN (${half.map(() => '?').join(', ')})`,
           half.map((record) => record.key),
         )
@@ -319,7 +333,9 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       expect(other.status).toBe(200);
       expect(other.body.accepted).toBe(1);
     } finally {
-      await source.query('DROP TRIGGER fail_boom');
+      await source.query(
+        kind === 'postgres' ? 'DROP FUNCTION fail_boom CASCADE' : 'DROP TRIGGER fail_boom',
+      );
     }
     expect(Number(await ledger())).toBe(0);
     expect([await totals(), await totals(11), await totals(12)]).toEqual([
@@ -533,12 +549,11 @@ describe.each(DB_KINDS)('POST /ingest and bulk import on %s', (kind) => {
       // instance's pages catch up within a second, see the rank index specs), once this instance
       // has folded what the writers left in the change log (SQLite, see BoardBacklog).
       await t.app.get(BoardTotalsStore).settle({ spaceId: 1, sprintId: 0 });
-      const rows: Array<{ addressKey: string; points: number | string }> = await t.app
-        .get(DataSource)
-        .query(
-          `SELECT address_key AS addressKey, points FROM board_entries
+      const rows: Array<{ addressKey: string; points: number | string }> = await runSql(
+        t.app.get(DataSource),
+        `SELECT address_key AS addressKey, points FROM board_entries
            WHERE space_id = 1 AND sprint_id = 0 AND points > 0 AND address_key LIKE '0xlive%'`,
-        );
+      );
       expect(new Map(rows.map((r) => [r.addressKey, Number(r.points)]))).toEqual(
         modelTotals([...imported, ...live]),
       );
@@ -597,7 +612,7 @@ describe.each(DB_KINDS)('import killed half-way on %s', (kind) => {
     // Kill it once some batches are in, well before the end.
     const source = t.app.get(DataSource);
     const count = async () =>
-      Number((await source.query('SELECT COUNT(*) AS n FROM points_events'))[0].n);
+      Number((await runSql(source, 'SELECT COUNT(*) AS n FROM points_events'))[0].n);
     let exitCode: number | null | undefined;
     const exited = new Promise<number | null>((resolve) =>
       child.on('exit', (code, signal) => resolve((exitCode = signal ? -1 : code))),
@@ -617,8 +632,8 @@ describe.each(DB_KINDS)('import killed half-way on %s', (kind) => {
     // separate address ranges: whole batches, and of the batch under way the lower or upper range.
     if (kind === 'sqlite') expect((applied + 3) % 1000).toBe(0);
     const stored = new Set<string>(
-      (await source.query('SELECT event_key AS k FROM points_events')).map(
-        (row: { k: string }) => row.k,
+      (await runSql<{ k: string }>(source, 'SELECT event_key AS k FROM points_events')).map(
+        (row) => row.k,
       ),
     );
     const partial: string[] = [];

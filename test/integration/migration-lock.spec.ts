@@ -1,7 +1,9 @@
 import { createConnection } from 'mysql2/promise';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOST_MIGRATIONS } from '../../src/host/config/host-data-source';
-import { migrationLockName } from '../../src/storage/connection/run-migrations';
+import { migrationLockName } from '../../src/storage/mysql/mysql-migration-lock';
+import { postgresMigrationLockKey } from '../../src/storage/postgres/postgres-migration-lock';
+import { Client } from 'pg';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
@@ -61,6 +63,52 @@ describe('the migration lock on MariaDB', () => {
       const app = await starting;
       try {
         expect(await appliedMigrations(app)).toHaveLength(HOST_MIGRATIONS.length);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await holder.end();
+      await db.drop();
+    }
+  });
+});
+
+describe('the migration lock on PostgreSQL', () => {
+  it('makes a starting instance wait while another process migrates', async () => {
+    const db = await createTestDatabase('postgres');
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      const key = postgresMigrationLockKey(new URL(db.url).pathname.slice(1));
+      await holder.query('SELECT pg_advisory_lock($1::bigint)', [key]);
+      let started = false;
+      const starting = startTestApp('postgres', {}, db).then((app) => {
+        started = true;
+        return app;
+      });
+      await sleep(1500);
+      expect(started).toBe(false);
+      // The waiting instance holds no other lock and has created nothing yet.
+      const { rows } = await holder.query(
+        `SELECT COUNT(*) AS n FROM information_schema.tables
+          WHERE table_schema = current_schema() AND table_name = 'spaces'`,
+      );
+      expect(Number(rows[0].n)).toBe(0);
+      const waiting = await holder.query(
+        `SELECT COUNT(*) AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND NOT granted AND database =
+            (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      expect(Number(waiting.rows[0].n)).toBe(1);
+      await holder.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
+      const app = await starting;
+      try {
+        expect(await appliedMigrations(app)).toHaveLength(HOST_MIGRATIONS.length);
+        // The lock is given back once the migrations are done.
+        const held = await holder.query(
+          "SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted",
+        );
+        expect(Number(held.rows[0].n)).toBe(0);
       } finally {
         await app.close();
       }

@@ -1,16 +1,15 @@
+import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AccessTokenEntity } from '../../src/auth/access-token.entity';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { displayPrefixOf, generateToken, hashToken } from '../../src/auth/token-format';
 import { parseDatabaseUrl } from '../../src/storage/connection/database-url';
-import {
-  HOST_MIGRATIONS,
-  resolveHostDataSourceOptions,
-} from '../../src/host/config/host-data-source';
+import { HOST_MIGRATIONS, hostDataSourceOptions } from '../../src/host/config/host-data-source';
 import { Dashboard1763800000000 } from '../../src/host/dashboard/migrations/1763800000000-dashboard';
 import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../../src/loyalty.entities';
-import { resolveDialect } from '../../src/storage/dialect/sql-dialect';
+import { dialectOf, resolveDialect } from '../../src/storage/engines';
+import { runSql } from '../utils/sql';
 import { InitialSchema1763700000000 } from '../../src/storage/migrations/1763700000000-initial-schema';
 import { BoardBacklog1764300000000 } from '../../src/storage/migrations/1764300000000-board-backlog';
 import { SpaceAlias1764700000000 } from '../../src/storage/migrations/1764700000000-space-alias';
@@ -18,10 +17,17 @@ import {
   SERVER_REQUIREMENTS,
   ServerRequirements,
 } from '../../src/storage/schema/server-requirements';
-import { MigrationRefusedError } from '../../src/storage/schema/table-migration';
-import { transactionRunnerProvider } from '../../src/storage/transaction-runner.provider';
+import { MigrationRefusedError } from '../../src/storage/migrations/table-migration';
+import { transactionRunnerProvider } from '../../src/storage/module/transaction-runner.provider';
 import type { TransactionRunner } from '../../src/storage/transactions/transaction-runner';
-import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
+import { allTables, columnsOf, indexesOf, tablesAmong } from '../utils/catalog';
+import {
+  createTestDatabase,
+  DB_KINDS,
+  hostConnection,
+  postgresAdmin,
+  TestDatabase,
+} from '../utils/test-databases';
 
 /** The module's migrations and ours, by name: a host may add its own between them. */
 const KNOWN_MIGRATIONS = new Set([
@@ -58,7 +64,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
   beforeAll(async () => {
     db = await createTestDatabase(kind);
     dataSource = await new DataSource(
-      await resolveHostDataSourceOptions(parseDatabaseUrl(db.url)),
+      await hostDataSourceOptions(parseDatabaseUrl(db.url)),
     ).initialize();
   });
   afterAll(async () => {
@@ -86,70 +92,46 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
   });
 
   it('create the descending rank index the keyset queries rely on', async () => {
-    const sql =
-      kind === 'sqlite'
-        ? "SELECT sql AS definition FROM sqlite_master WHERE name = 'ix_board_entries_rank'"
-        : "SELECT GROUP_CONCAT(CONCAT(column_name, ' ', collation) ORDER BY seq_in_index) AS definition FROM information_schema.statistics WHERE table_schema = DATABASE() AND index_name = 'ix_board_entries_rank'";
-    const [row] = await dataSource.query(sql);
-    expect(String(row.definition)).toMatch(
-      kind === 'sqlite'
-        ? /points DESC, reached_at, address_key/
-        : /points D,reached_at A,address_key A/,
-    );
+    expect(await indexesOf(dataSource, 'board_entries')).toEqual([
+      {
+        name: 'ix_board_entries_rank',
+        columns: 'space_id, sprint_id, points desc, reached_at, address_key',
+      },
+    ]);
   });
 
   it("index the ledger's time by day on SQLite, by exact time elsewhere, and each address's entries", async () => {
-    const sql =
+    expect(await indexesOf(dataSource, 'points_events')).toEqual([
+      { name: 'ix_points_events_address', columns: 'space_id, address_key, occurred_at' },
       kind === 'sqlite'
-        ? "SELECT name, sql AS definition FROM sqlite_master WHERE type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL"
-        : "SELECT index_name AS name, GROUP_CONCAT(column_name ORDER BY seq_in_index) AS definition FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'points_events' AND index_name <> 'PRIMARY' GROUP BY index_name ORDER BY index_name";
-    const rows: Array<{ name: string; definition: string }> = await dataSource.query(sql);
-    expect(rows.map((row) => [row.name, String(row.definition).replace(/\s+/g, ' ')])).toEqual(
-      kind === 'sqlite'
-        ? [
-            [
-              'ix_points_events_space_day',
-              'CREATE INDEX ix_points_events_space_day ON points_events (space_id, occurred_at / 86400000)',
-            ],
-            [
-              'ix_points_events_address',
-              'CREATE INDEX ix_points_events_address ON points_events (space_id, address_key, occurred_at)',
-            ],
-          ]
-        : [
-            ['ix_points_events_address', 'space_id,address_key,occurred_at'],
-            ['ix_points_events_space_time', 'space_id,occurred_at'],
-          ],
-    );
+        ? { name: 'ix_points_events_space_day', columns: 'space_id, occurred_at / 86400000' }
+        : { name: 'ix_points_events_space_time', columns: 'space_id, occurred_at' },
+    ]);
   });
 
   it('revert cleanly and apply again', async () => {
-    const tableNames = async (names: string[]) => {
-      const rows: Array<{ name: string }> = await dataSource.query(
-        kind === 'sqlite'
-          ? `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => '?').join(', ')})`
-          : `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (${names.map(() => '?').join(', ')})`,
-        names,
-      );
-      return rows.map((row) => row.name);
-    };
+    const tableNames = (names: string[]) => tablesAmong(dataSource, names);
     // Rows written under the last migration survive its revert and its re-application.
-    await dataSource.query('INSERT INTO spaces (id, name) VALUES (7, ?)', ['Kept']);
-    await dataSource.query(
+    await runSql(dataSource, 'INSERT INTO spaces (id, name) VALUES (7, ?)', ['Kept']);
+    await runSql(
+      dataSource,
       `INSERT INTO points_events (event_key, space_id, address_key, points, occurred_at)
        VALUES ('k2', 7, '0xb', 5, 2), ('k1', 7, '0xa', 3, 1)`,
     );
-    await dataSource.query(
+    await runSql(
+      dataSource,
       `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
        VALUES (7, 0, '0xb', 5, 2), (7, 0, '0xa', 3, 1)`,
     );
     const rows = async () => [
       // The columns every migration has (the ledger reasons' adds reason).
-      await dataSource.query(
+      await runSql(
+        dataSource,
         'SELECT event_key, space_id, address_key, points, occurred_at FROM points_events ORDER BY event_key',
       ),
       // The columns every migration has (the rank buckets' adds prior_reached_at).
-      await dataSource.query(
+      await runSql(
+        dataSource,
         'SELECT space_id, sprint_id, address_key, points, reached_at FROM board_entries ORDER BY address_key',
       ),
     ];
@@ -158,48 +140,42 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     const sqliteNames = async (where: string): Promise<string[]> =>
       kind === 'sqlite'
         ? (
-            await dataSource.query(`SELECT name FROM sqlite_master WHERE ${where} ORDER BY name`)
-          ).map((row: { name: string }) => row.name)
+            await runSql<{ name: string }>(
+              dataSource,
+              `SELECT name FROM sqlite_master WHERE ${where} ORDER BY name`,
+            )
+          ).map((row) => row.name)
         : [];
-    const ledgerIndexes = () =>
-      sqliteNames("type = 'index' AND tbl_name = 'points_events' AND sql IS NOT NULL");
+    const ledgerIndexes = async () =>
+      (await indexesOf(dataSource, 'points_events')).map((index) => index.name);
     const withoutRowid = () => sqliteNames("type = 'table' AND sql LIKE '%WITHOUT ROWID%'");
-    const boardColumns = async () =>
-      (
-        await dataSource.query(
-          kind === 'sqlite'
-            ? "SELECT name FROM pragma_table_info('boards') ORDER BY cid"
-            : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'boards' ORDER BY ordinal_position",
-        )
-      ).map((row: { name: string }) => row.name);
-    await dataSource.query(
+    const boardColumns = () => columnsOf(dataSource, 'boards');
+    await runSql(
+      dataSource,
       'INSERT INTO boards (space_id, sprint_id, entry_count, unfolded_since) VALUES (7, 0, 2, 41)',
     );
-    const columnsOf = async (table: string) =>
-      (
-        await dataSource.query(
-          kind === 'sqlite'
-            ? `SELECT name FROM pragma_table_info('${table}') ORDER BY cid`
-            : `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${table}' ORDER BY ordinal_position`,
-        )
-      ).map((row: { name: string }) => row.name);
     // Undoes the last migrations, down to and including `name` (a host's may follow ours).
     const undoThrough = async (name: string) => {
       for (;;) {
-        const [last] = await dataSource.query(
+        const [last] = await runSql(
+          dataSource,
           'SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1',
         );
         await dataSource.undoLastMigration({ transaction: 'each' });
         if (last.name === name) return;
       }
     };
-    await dataSource.query(
+    await runSql(
+      dataSource,
       `INSERT INTO access_tokens (id, name, prefix, token_hash, created_at, scopes, space_id, expires_at, last_used_from)
        VALUES ('t1', 'space token', 'lp_x', 'h1', 1, 'ingest', 7, 99, '::1')`,
     );
-    await dataSource.query('UPDATE spaces SET is_private = 1 WHERE id = 7');
+    await runSql(
+      dataSource,
+      `UPDATE spaces SET is_private = ${dialectOf(dataSource).booleanLiteral(true)} WHERE id = 7`,
+    );
     await undoThrough('SpaceTokens1764400000000');
-    expect(await columnsOf('access_tokens')).toEqual([
+    expect(await columnsOf(dataSource, 'access_tokens')).toEqual([
       'id',
       'name',
       'prefix',
@@ -209,16 +185,17 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'revoked_at',
       'scopes',
     ]);
-    expect(await columnsOf('spaces')).toEqual(['id', 'name', 'description']);
-    expect(await dataSource.query('SELECT id, scopes FROM access_tokens')).toEqual([
+    expect(await columnsOf(dataSource, 'spaces')).toEqual(['id', 'name', 'description']);
+    expect(await runSql(dataSource, 'SELECT id, scopes FROM access_tokens')).toEqual([
       { id: 't1', scopes: 'ingest' },
     ]);
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await boardColumns()).toEqual(['space_id', 'sprint_id', 'entry_count']);
-    expect(await dataSource.query('SELECT entry_count AS n FROM boards')).toEqual([{ n: 2 }]);
+    expect(await runSql(dataSource, 'SELECT entry_count AS n FROM boards')).toEqual([{ n: 2 }]);
     expect(await rows()).toEqual(written);
     await dataSource.undoLastMigration({ transaction: 'each' });
-    expect(await ledgerIndexes()).toEqual(kind === 'sqlite' ? ['ix_points_events_space_time'] : []);
+    // Undone: the address index (LedgerReasons) went with the migrations after the day index's.
+    expect(await ledgerIndexes()).toEqual(['ix_points_events_space_time']);
     expect(await rows()).toEqual(written);
     expect(await withoutRowid()).toEqual(
       kind === 'sqlite' ? ['board_entries', 'points_events'] : [],
@@ -228,9 +205,10 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
     expect(await rows()).toEqual(written);
     await dataSource.runMigrations({ transaction: 'each' });
     expect(await rows()).toEqual(written);
-    expect(await ledgerIndexes()).toEqual(
-      kind === 'sqlite' ? ['ix_points_events_address', 'ix_points_events_space_day'] : [],
-    );
+    expect(await ledgerIndexes()).toEqual([
+      'ix_points_events_address',
+      kind === 'sqlite' ? 'ix_points_events_space_day' : 'ix_points_events_space_time',
+    ]);
     expect(await boardColumns()).toEqual([
       'space_id',
       'sprint_id',
@@ -238,28 +216,23 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'unfolded_since',
       'bucket_layout',
     ]);
-    expect(await columnsOf('board_entries')).toContain('prior_reached_at');
+    expect(await columnsOf(dataSource, 'board_entries')).toContain('prior_reached_at');
     // The token made before the space tokens migration is a deployment token, its space public.
     expect(
-      await dataSource.query(
+      await runSql(
+        dataSource,
         'SELECT space_id AS spaceId, expires_at AS expiresAt, last_used_from AS lastUsedFrom, replaced_by AS replacedBy FROM access_tokens',
       ),
     ).toEqual([{ spaceId: null, expiresAt: null, lastUsedFrom: null, replacedBy: null }]);
     expect(
-      (await dataSource.query('SELECT is_private AS p FROM spaces')).map((r: { p: unknown }) =>
-        Number(r.p),
-      ),
+      (await runSql(dataSource, 'SELECT is_private AS p FROM spaces')).map((r) => Number(r.p)),
     ).toEqual([0]);
     await undoThrough('BoardChanges1764000000000');
     expect(await tableNames(['board_changes', 'board_entries'])).toEqual(['board_entries']);
     await dataSource.undoLastMigration({ transaction: 'each' });
-    const columns: Array<{ name: string }> = await dataSource.query(
-      kind === 'sqlite'
-        ? "SELECT name FROM pragma_table_info('access_tokens')"
-        : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'access_tokens'",
-    );
-    expect(columns.map((c) => c.name)).toContain('token_hash');
-    expect(columns.map((c) => c.name)).not.toContain('scopes');
+    const columns = await columnsOf(dataSource, 'access_tokens');
+    expect(columns).toContain('token_hash');
+    expect(columns).not.toContain('scopes');
     await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tableNames(['spaces', 'board_entries', 'admins', 'admin_sessions'])).toEqual([]);
@@ -276,7 +249,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
   afterAll(() => db?.drop());
 
   it('gives every token created before it the query scope, and only that', async () => {
-    const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+    const options = await hostDataSourceOptions(parseDatabaseUrl(db.url));
     const before = await new DataSource({
       ...options,
       entities: [],
@@ -287,7 +260,8 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
     try {
       await before.runMigrations({ transaction: 'each' });
       // The row exactly as the old schema's code wrote it.
-      await before.query(
+      await runSql(
+        before,
         'INSERT INTO access_tokens (id, name, prefix, token_hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)',
         [id, 'old', displayPrefixOf(token), hashToken(token), Date.now()],
       );
@@ -308,7 +282,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'LedgerReasons1764600000000',
         'SpaceAlias1764700000000',
       ]);
-      const [row] = await after.query('SELECT scopes FROM access_tokens WHERE id = ?', [id]);
+      const [row] = await runSql(after, 'SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
 
       const service = tokensServiceOf(after);
@@ -344,7 +318,7 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
   afterAll(() => db?.drop());
 
   it('keeps every token made before it working as a deployment token, with its scopes', async () => {
-    const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+    const options = await hostDataSourceOptions(parseDatabaseUrl(db.url));
     const earlier = LOYALTY_MIGRATIONS.slice(
       0,
       LOYALTY_MIGRATIONS.indexOf(BoardBacklog1764300000000) + 1,
@@ -361,7 +335,8 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
     try {
       await before.runMigrations({ transaction: 'each' });
       // The rows exactly as the previous schema's code wrote them.
-      await before.query(
+      await runSql(
+        before,
         'INSERT INTO access_tokens (id, name, prefix, token_hash, scopes, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)',
         [
           id,
@@ -373,7 +348,8 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
           createdAt + 5,
         ],
       );
-      await before.query(
+      await runSql(
+        before,
         'INSERT INTO access_tokens (id, name, prefix, token_hash, scopes, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)',
         [
           randomUUID(),
@@ -385,7 +361,7 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
           createdAt + 9,
         ],
       );
-      await before.query("INSERT INTO spaces (id, name) VALUES (3, 'Kept')");
+      await runSql(before, "INSERT INTO spaces (id, name) VALUES (3, 'Kept')");
     } finally {
       await before.destroy();
     }
@@ -399,22 +375,19 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
         'SpaceAlias1764700000000',
       ]);
       expect(
-        await after.query(
+        await runSql(
+          after,
           'SELECT space_id AS spaceId, expires_at AS expiresAt, last_used_from AS lastUsedFrom, scopes FROM access_tokens WHERE id = ?',
           [id],
         ),
       ).toEqual([{ spaceId: null, expiresAt: null, lastUsedFrom: null, scopes: 'ingest,query' }]);
       expect(
-        (await after.query('SELECT is_private AS p FROM spaces')).map((r: { p: unknown }) =>
-          Number(r.p),
-        ),
+        (await runSql(after, 'SELECT is_private AS p FROM spaces')).map((r) => Number(r.p)),
       ).toEqual([0]);
-      const indexed: Array<{ name: string }> = await after.query(
-        kind === 'sqlite'
-          ? "SELECT name FROM pragma_index_list('access_tokens') WHERE name = 'ix_access_tokens_space'"
-          : "SELECT DISTINCT index_name AS name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'access_tokens' AND column_name = 'space_id'",
-      );
-      expect(indexed.map((row) => row.name)).toEqual(['ix_access_tokens_space']);
+      expect(await indexesOf(after, 'access_tokens')).toEqual([
+        { name: 'ix_access_tokens_space', columns: 'space_id' },
+        { name: 'ux_access_tokens_hash', columns: 'token_hash' },
+      ]);
 
       const service = tokensServiceOf(after);
       try {
@@ -467,7 +440,7 @@ describe.each(DB_KINDS)('the space alias migration on %s', (kind) => {
     async (_name, done) => {
       const db = await createTestDatabase(kind);
       databases.push(db);
-      const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+      const options = await hostDataSourceOptions(parseDatabaseUrl(db.url));
       const earlier = LOYALTY_MIGRATIONS.slice(
         0,
         LOYALTY_MIGRATIONS.indexOf(SpaceAlias1764700000000),
@@ -479,8 +452,8 @@ describe.each(DB_KINDS)('the space alias migration on %s', (kind) => {
       }).initialize();
       try {
         await before.runMigrations({ transaction: 'each' });
-        await before.query("INSERT INTO spaces (id, name) VALUES (3, 'Kept'), (4, 'Also kept')");
-        for (const statement of done) await before.query(statement);
+        await runSql(before, "INSERT INTO spaces (id, name) VALUES (3, 'Kept'), (4, 'Also kept')");
+        for (const statement of done) await runSql(before, statement);
       } finally {
         await before.destroy();
       }
@@ -492,28 +465,29 @@ describe.each(DB_KINDS)('the space alias migration on %s', (kind) => {
         ]);
         const pending = await after.driver.createSchemaBuilder().log();
         expect(pending.upQueries.map((q) => q.query)).toEqual([]);
-        expect(await after.query('SELECT id, name, alias FROM spaces ORDER BY id')).toEqual([
+        expect(await runSql(after, 'SELECT id, name, alias FROM spaces ORDER BY id')).toEqual([
           { id: 3, name: 'Kept', alias: null },
           { id: 4, name: 'Also kept', alias: null },
         ]);
-        await after.query("UPDATE spaces SET alias = 'kept' WHERE id = 3");
-        await expect(after.query("UPDATE spaces SET alias = 'kept' WHERE id = 4")).rejects.toThrow(
-          kind === 'sqlite' ? /UNIQUE constraint failed: spaces\.alias/ : /Duplicate entry 'kept'/,
+        await runSql(after, "UPDATE spaces SET alias = 'kept' WHERE id = 3");
+        await expect(
+          runSql(after, "UPDATE spaces SET alias = 'kept' WHERE id = 4"),
+        ).rejects.toThrow(
+          {
+            sqlite: /UNIQUE constraint failed: spaces\.alias/,
+            mariadb: /Duplicate entry 'kept'/,
+            postgres: /duplicate key value violates unique constraint "ux_spaces_alias"/,
+          }[kind],
         );
         // Any number of spaces without one.
-        await after.query("INSERT INTO spaces (id, name) VALUES (5, 'No alias either')");
+        await runSql(after, "INSERT INTO spaces (id, name) VALUES (5, 'No alias either')");
         await after.undoLastMigration({ transaction: 'each' });
-        expect(await after.query('SELECT id, name FROM spaces ORDER BY id')).toEqual([
+        expect(await runSql(after, 'SELECT id, name FROM spaces ORDER BY id')).toEqual([
           { id: 3, name: 'Kept' },
           { id: 4, name: 'Also kept' },
           { id: 5, name: 'No alias either' },
         ]);
-        const columns: Array<{ name: string }> = await after.query(
-          kind === 'sqlite'
-            ? "SELECT name FROM pragma_table_info('spaces')"
-            : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'spaces'",
-        );
-        expect(columns.map((c) => c.name)).not.toContain('alias');
+        expect(await columnsOf(after, 'spaces')).not.toContain('alias');
       } finally {
         await after.destroy();
       }
@@ -539,7 +513,8 @@ describe.each(DB_KINDS)(
         [
           'ALTER TABLE access_tokens ADD COLUMN space_id INTEGER NULL',
           'CREATE INDEX ix_access_tokens_space ON access_tokens (space_id)',
-          'ALTER TABLE spaces ADD COLUMN is_private BOOLEAN NOT NULL DEFAULT 0',
+          // As the migration writes it on each database (see SqlDialect.booleanLiteral).
+          `ALTER TABLE spaces ADD COLUMN is_private BOOLEAN NOT NULL DEFAULT ${kind === 'postgres' ? 'FALSE' : '0'}`,
         ],
       ],
     ];
@@ -549,7 +524,7 @@ describe.each(DB_KINDS)(
     it.each(HALVES)('runs to the end over %s, adding only what is missing', async (_name, done) => {
       const db = await createTestDatabase(kind);
       databases.push(db);
-      const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+      const options = await hostDataSourceOptions(parseDatabaseUrl(db.url));
       const earlier = LOYALTY_MIGRATIONS.slice(
         0,
         LOYALTY_MIGRATIONS.indexOf(BoardBacklog1764300000000) + 1,
@@ -563,12 +538,13 @@ describe.each(DB_KINDS)(
       }).initialize();
       try {
         await before.runMigrations({ transaction: 'each' });
-        await before.query(
+        await runSql(
+          before,
           'INSERT INTO access_tokens (id, name, prefix, token_hash, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)',
           [id, 'ci', displayPrefixOf(token), hashToken(token), 'query', Date.now()],
         );
-        await before.query("INSERT INTO spaces (id, name) VALUES (3, 'Kept')");
-        for (const statement of done) await before.query(statement);
+        await runSql(before, "INSERT INTO spaces (id, name) VALUES (3, 'Kept')");
+        for (const statement of done) await runSql(before, statement);
       } finally {
         await before.destroy();
       }
@@ -584,16 +560,12 @@ describe.each(DB_KINDS)(
         // The schema the entities describe, the index once, and the rows as they were.
         const pending = await after.driver.createSchemaBuilder().log();
         expect(pending.upQueries.map((q) => q.query)).toEqual([]);
-        const indexed: Array<{ name: string }> = await after.query(
-          kind === 'sqlite'
-            ? "SELECT name FROM pragma_index_list('access_tokens') WHERE name = 'ix_access_tokens_space'"
-            : "SELECT DISTINCT index_name AS name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'access_tokens' AND column_name = 'space_id'",
-        );
-        expect(indexed.map((row) => row.name)).toEqual(['ix_access_tokens_space']);
+        expect(await indexesOf(after, 'access_tokens')).toEqual([
+          { name: 'ix_access_tokens_space', columns: 'space_id' },
+          { name: 'ux_access_tokens_hash', columns: 'token_hash' },
+        ]);
         expect(
-          (await after.query('SELECT is_private AS p FROM spaces')).map((r: { p: unknown }) =>
-            Number(r.p),
-          ),
+          (await runSql(after, 'SELECT is_private AS p FROM spaces')).map((r) => Number(r.p)),
         ).toEqual([0]);
         const service = tokensServiceOf(after);
         try {
@@ -625,20 +597,9 @@ function hostDataSource(url: string, type: 'mysql' | 'mariadb', migrations = LOY
 
 /** The tables of a scratch database, looked at on a data source of its own that changes nothing. */
 async function tablesOf(db: TestDatabase): Promise<string[]> {
-  const looking = await new DataSource({
-    ...(db.kind === 'sqlite'
-      ? { type: 'better-sqlite3', database: db.url.slice('sqlite:'.length) }
-      : { type: 'mysql', url: db.url }),
-    entities: [],
-    migrations: [],
-  }).initialize();
+  const looking = await new DataSource(hostConnection(db)).initialize();
   try {
-    const rows: Array<{ name: string }> = await looking.query(
-      db.kind === 'sqlite'
-        ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        : 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name',
-    );
-    return rows.map((row) => row.name);
+    return await allTables(looking);
   } finally {
     await looking.destroy();
   }
@@ -666,9 +627,13 @@ describe('the migrations on MariaDB, whatever type the host gives its data sourc
     async (type) => {
       const dataSource = await hostDataSource(db.url, type).initialize();
       try {
-        const [{ applied }] = await dataSource.query('SELECT COUNT(*) AS applied FROM migrations');
+        const [{ applied }] = await runSql(
+          dataSource,
+          'SELECT COUNT(*) AS applied FROM migrations',
+        );
         expect(Number(applied)).toBe(LOYALTY_MIGRATIONS.length);
-        const keys: Array<{ name: string; collation: string }> = await dataSource.query(
+        const keys: Array<{ name: string; collation: string }> = await runSql(
+          dataSource,
           `SELECT CONCAT(table_name, '.', column_name) AS name, collation_name AS collation
              FROM information_schema.columns
             WHERE table_schema = DATABASE() AND collation_name LIKE '%bin'`,
@@ -687,11 +652,13 @@ describe('the migrations on MariaDB, whatever type the host gives its data sourc
           ].map((name) => ({ name, collation: 'utf8mb4_nopad_bin' })),
         );
         // Binary: case counts and the order is by code unit; NO PAD: a trailing space counts.
-        await dataSource.query(
+        await runSql(
+          dataSource,
           `INSERT INTO points_events (event_key, space_id, address_key, points, occurred_at)
            VALUES ('k1', 1, '0xa', 1, 1), ('k1 ', 1, '0xa', 1, 1), ('K1', 1, '0xa', 1, 1)`,
         );
-        const rows: Array<{ eventKey: string }> = await dataSource.query(
+        const rows: Array<{ eventKey: string }> = await runSql(
+          dataSource,
           'SELECT event_key AS eventKey FROM points_events ORDER BY event_key',
         );
         expect(rows.map((row) => row.eventKey)).toEqual(['K1', 'k1', 'k1 ']);
@@ -749,33 +716,27 @@ describe.each(DB_KINDS)('the migrations on %s, over tables left from an attempt'
 
   it('refuse, naming the tables and what to do, and change nothing', async () => {
     // What the reported first attempt left: the tables made before its failing statement.
-    const before = await new DataSource({
-      ...(kind === 'sqlite'
-        ? { type: 'better-sqlite3', database: db.url.slice('sqlite:'.length) }
-        : { type: 'mysql', url: db.url }),
-    }).initialize();
+    const before = await new DataSource(hostConnection(db)).initialize();
     try {
-      await before.query(
+      await runSql(
+        before,
         'CREATE TABLE spaces (id INTEGER NOT NULL PRIMARY KEY, name VARCHAR(255) NOT NULL, description TEXT NULL)',
       );
-      await before.query(
+      await runSql(
+        before,
         'CREATE TABLE sprints (id INTEGER NOT NULL PRIMARY KEY, space_id INTEGER NOT NULL, name VARCHAR(255) NOT NULL, start_time BIGINT NOT NULL, end_time BIGINT NOT NULL)',
       );
-      await before.query("INSERT INTO spaces (id, name) VALUES (1, 'Kept')");
+      await runSql(before, "INSERT INTO spaces (id, name) VALUES (1, 'Kept')");
     } finally {
       await before.destroy();
     }
 
-    const attempt =
-      kind === 'sqlite'
-        ? new DataSource({
-            type: 'better-sqlite3',
-            database: db.url.slice('sqlite:'.length),
-            entities: LOYALTY_ENTITIES,
-            migrations: LOYALTY_MIGRATIONS,
-            migrationsRun: true,
-          }).initialize()
-        : hostDataSource(db.url, 'mysql').initialize();
+    const attempt = new DataSource({
+      ...hostConnection(db),
+      entities: LOYALTY_ENTITIES,
+      migrations: LOYALTY_MIGRATIONS,
+      migrationsRun: true,
+    }).initialize();
     await expect(attempt).rejects.toThrow(
       'Migration InitialSchema1763700000000 refused before changing anything: the database ' +
         'already has tables this migration creates (spaces, sprints) and no record of the ' +
@@ -784,23 +745,115 @@ describe.each(DB_KINDS)('the migrations on %s, over tables left from an attempt'
         '(DROP TABLE spaces, sprints;) and run the migrations again; otherwise give the loyalty ' +
         'tables a database of their own.',
     );
-    // SQLite rolls the refused migration back, but TypeORM made its bookkeeping table before it
-    // began; MySQL/MariaDB's refusal drops that table again.
+    // SQLite and PostgreSQL roll the refused migration back, but TypeORM made its bookkeeping
+    // table before it began; MySQL/MariaDB's refusal drops that table again.
     expect(await tablesOf(db)).toEqual(
-      kind === 'sqlite' ? ['migrations', 'spaces', 'sprints'] : ['spaces', 'sprints'],
+      kind === 'mariadb' ? ['spaces', 'sprints'] : ['migrations', 'spaces', 'sprints'],
     );
-    const after = await new DataSource({
-      ...(kind === 'sqlite'
-        ? { type: 'better-sqlite3', database: db.url.slice('sqlite:'.length) }
-        : { type: 'mysql', url: db.url }),
-    }).initialize();
+    const after = await new DataSource(hostConnection(db)).initialize();
     try {
-      expect(await after.query('SELECT id, name FROM spaces')).toEqual([{ id: 1, name: 'Kept' }]);
-      if (kind === 'sqlite') {
-        expect(await after.query('SELECT COUNT(*) AS n FROM migrations')).toEqual([{ n: 0 }]);
+      expect(await runSql(after, 'SELECT id, name FROM spaces')).toEqual([{ id: 1, name: 'Kept' }]);
+      if (kind !== 'mariadb') {
+        expect(await runSql(after, 'SELECT COUNT(*) AS n FROM migrations')).toEqual([{ n: 0 }]);
       }
     } finally {
       await after.destroy();
+    }
+  });
+});
+
+describe('the migrations on PostgreSQL', () => {
+  let db: TestDatabase;
+
+  beforeEach(async () => {
+    db = await createTestDatabase('postgres');
+  });
+  afterEach(() => db?.drop());
+
+  it('migrate an empty database as a host gives it, keys in the "C" collation', async () => {
+    const logged: string[] = [];
+    const log = jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => {
+      logged.push(String(message));
+    });
+    const dataSource = await new DataSource({
+      ...hostConnection(db),
+      entities: LOYALTY_ENTITIES,
+      migrations: LOYALTY_MIGRATIONS,
+      migrationsRun: true,
+    }).initialize();
+    try {
+      log.mockRestore();
+      const [{ applied }] = await runSql(dataSource, 'SELECT COUNT(*) AS applied FROM migrations');
+      expect(applied).toBe(LOYALTY_MIGRATIONS.length);
+      // The migrations that reshape SQLite's tables are recorded, and say they did nothing.
+      expect(logged).toEqual([
+        'SqliteClusteredLedger1764100000000: nothing to do on PostgreSQL (on sqlite only, it makes the ledger and board entries WITHOUT ROWID tables)',
+        'SqliteLedgerDayIndex1764200000000: nothing to do on PostgreSQL (on sqlite only, it keys the ledger time index by day)',
+      ]);
+      const keys = await runSql<{ name: string }>(
+        dataSource,
+        `SELECT table_name || '.' || column_name AS name FROM information_schema.columns
+          WHERE table_schema = current_schema() AND collation_name = 'C' ORDER BY 1`,
+      );
+      expect(keys.map((key) => key.name)).toEqual([
+        'board_changes.address_key',
+        'board_entries.address_key',
+        'board_rank_buckets.address_key',
+        'points_events.address_key',
+        'points_events.event_key',
+        'profiles.address_key',
+        'quest_participants.address_key',
+        'quest_participants.quest_id',
+        'quests.id',
+      ]);
+      // Byte order: case counts and comes before; a trailing space makes another key.
+      await runSql(
+        dataSource,
+        `INSERT INTO points_events (event_key, space_id, address_key, points, occurred_at)
+         VALUES ('k1', 1, '0xa', 1, 1), ('k1 ', 1, '0xa', 1, 1), ('K1', 1, '0xa', 1, 1),
+                ('k-1', 1, '0xa', 1, 1)`,
+      );
+      const rows = await runSql<{ eventKey: string }>(
+        dataSource,
+        'SELECT event_key AS eventKey FROM points_events ORDER BY event_key',
+      );
+      // Under a language's collation (en_US) "k-1" would sort between "k1" and "K1".
+      expect(rows.map((row) => row.eventKey)).toEqual(['K1', 'k-1', 'k1', 'k1 ']);
+      expect((await resolveDialect(dataSource)).upsertReturning).toBe(true);
+      // The schema the entities describe, with nothing for a host's migration:generate to add.
+      const pending = await dataSource.driver.createSchemaBuilder().log();
+      expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('refuse a database whose encoding is not UTF-8, creating nothing', async () => {
+    const name = `loyalty_ascii_${randomUUID().slice(0, 8)}`;
+    const admin = await postgresAdmin();
+    await admin.query(`CREATE DATABASE ${name} ENCODING 'SQL_ASCII' TEMPLATE template0`);
+    const url = new URL(db.url);
+    url.pathname = `/${name}`;
+    try {
+      const attempt = new DataSource({
+        type: 'postgres',
+        url: url.toString(),
+        entities: LOYALTY_ENTITIES,
+        migrations: LOYALTY_MIGRATIONS,
+        migrationsRun: true,
+      }).initialize();
+      await expect(attempt).rejects.toThrow(
+        "Migration InitialSchema1763700000000 refused before changing anything: the database's " +
+          "encoding is SQL_ASCII; the tables hold UTF-8 text: create the database with ENCODING 'UTF8' " +
+          '(createdb -E UTF8 --template template0).',
+      );
+      // The migration's transaction rolled back; TypeORM's empty bookkeeping table stays.
+      expect(
+        await tablesOf({ kind: 'postgres', url: url.toString(), drop: async () => {} }),
+      ).toEqual(['migrations']);
+    } finally {
+      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      await admin.end();
     }
   });
 });

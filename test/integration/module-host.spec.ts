@@ -17,7 +17,13 @@ import {
 } from '../../src';
 import { parseRecord } from '../../src/records/ingest-record';
 import { BoardExportService } from '../../src/export/board-export.service';
-import { createTestDatabase, DB_KINDS, DbKind, TestDatabase } from '../utils/test-databases';
+import {
+  createTestDatabase,
+  DB_KINDS,
+  DbKind,
+  hostConnection,
+  TestDatabase,
+} from '../utils/test-databases';
 
 /** A resolver of the host's own, beside the module's. */
 @Resolver()
@@ -44,14 +50,7 @@ const NDJSON_LIMIT: Record<Platform, number> = { fastify: 1_048_576, express: 16
 @Module({})
 class HostModule {
   static on(platform: Platform, database: TestDatabase): DynamicModule {
-    const typeorm: TypeOrmModuleOptions =
-      database.kind === 'sqlite'
-        ? {
-            type: 'better-sqlite3',
-            database: database.url.slice('sqlite:'.length),
-            enableWAL: true,
-          }
-        : { type: 'mysql', url: database.url };
+    const typeorm: TypeOrmModuleOptions = hostConnection(database);
     return {
       module: HostModule,
       imports: [

@@ -5,8 +5,10 @@ import { createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import { DatabaseHealth } from '../../src/host/health/database-health.service';
 import { runCli } from '../utils/cli';
+import { Client } from 'pg';
 import { mariadbAlive, startMariadb, stopMariadb } from '../utils/mariadb-server';
-import { createTestDatabase, DB_KINDS } from '../utils/test-databases';
+import { postgresAlive, startPostgres, stopPostgres } from '../utils/postgres-server';
+import { createTestDatabase, DB_KINDS, SERVER_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
 
 const PAGE =
@@ -23,16 +25,94 @@ const SEED = [
   })),
 ];
 
-/** A connection of our own to the test database, to hold locks as a slow database would. */
-async function lockHolder(url: string) {
-  const target = new URL(url);
-  return createConnection({
-    host: target.hostname,
-    port: Number(target.port || 3306),
-    user: target.username || 'root',
-    database: target.pathname.slice(1),
-  });
+/**
+ * A connection of our own to a test database, holding the boards' table locked as a slow
+ * database would, and asking the server about the other connections to the database.
+ */
+interface LockHolder {
+  lockBoards(): Promise<void>;
+  unlock(): Promise<void>;
+  /** Statements of this database waiting for a lock. */
+  waitingForLocks(): Promise<number>;
+  /** Connections to this database but this one. */
+  otherConnections(): Promise<number>;
+  end(): Promise<void>;
 }
+
+type ServerKind = 'mariadb' | 'postgres';
+
+/** What the fault specs do to each kind of server, in its own words. */
+const SERVERS: Record<
+  ServerKind,
+  {
+    holder(url: string): Promise<LockHolder>;
+    stop(): Promise<void>;
+    start(): Promise<void>;
+    alive(): Promise<boolean>;
+    /** A statement that holds a pooled connection for 3 s. */
+    sleep: string;
+  }
+> = {
+  mariadb: {
+    async holder(url) {
+      const target = new URL(url);
+      const connection = await createConnection({
+        host: target.hostname,
+        port: Number(target.port || 3306),
+        user: target.username || 'root',
+        database: target.pathname.slice(1),
+      });
+      const count = async (sql: string) => {
+        const [rows] = await connection.query(sql);
+        return Number((rows as Array<{ n: number }>)[0].n);
+      };
+      return {
+        lockBoards: async () => void (await connection.query('LOCK TABLES board_entries WRITE')),
+        unlock: async () => void (await connection.query('UNLOCK TABLES')),
+        waitingForLocks: () =>
+          count(
+            "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND state LIKE '%lock%'",
+          ),
+        otherConnections: () =>
+          count(
+            'SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID()',
+          ),
+        end: () => connection.end(),
+      };
+    },
+    stop: stopMariadb,
+    start: startMariadb,
+    alive: mariadbAlive,
+    sleep: 'SELECT SLEEP(3)',
+  },
+  postgres: {
+    async holder(url) {
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      const count = async (sql: string) => Number((await client.query(sql)).rows[0].n);
+      return {
+        lockBoards: async () => {
+          await client.query('BEGIN');
+          await client.query('LOCK TABLE board_entries IN ACCESS EXCLUSIVE MODE');
+        },
+        unlock: async () => void (await client.query('COMMIT')),
+        waitingForLocks: () =>
+          count(
+            "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          ),
+        otherConnections: () =>
+          count(
+            'SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+          ),
+        end: () => client.end(),
+      };
+    },
+    stop: stopPostgres,
+    start: startPostgres,
+    alive: postgresAlive,
+    sleep: 'SELECT pg_sleep(3)',
+  },
+};
 
 describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
   let t: TestApp;
@@ -54,7 +134,7 @@ describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
   });
 
   // SQLite answers inside the process, before an overdue timer runs: only a server can be late.
-  if (kind === 'mariadb') {
+  if (kind !== 'sqlite') {
     it('does not call the database down when this process, not the database, stalls', async () => {
       const health = t.app.get(DatabaseHealth);
       expect(await health.probe()).toBe(true);
@@ -74,18 +154,18 @@ describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
 
 // The faults below need a server database: SQLite runs inside the process, cannot be stopped
 // apart from it, and its queries cannot be held up by another connection's lock.
-describe('a slow database (MariaDB)', () => {
+describe.each(SERVER_KINDS)('a slow database (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('mariadb', { REQUEST_TIMEOUT_MS: '1000' });
+    t = await startTestApp(kind, { REQUEST_TIMEOUT_MS: '1000' });
     await t.load(SEED);
   });
   afterAll(() => t?.close());
 
   it('cuts a request off at the deadline with a clear error, and gets its connection back', async () => {
-    const holder = await lockHolder(t.db.url);
+    const holder = await SERVERS[kind].holder(t.db.url);
     try {
-      await holder.query('LOCK TABLES board_entries WRITE');
+      await holder.lockBoards();
       const started = Date.now();
       const response = await t.gql(PAGE);
       const elapsed = Date.now() - started;
@@ -98,12 +178,9 @@ describe('a slow database (MariaDB)', () => {
       expect(elapsed).toBeLessThan(5_000);
       // The database gave up the statement too: nothing of ours still waits on the lock.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const [waiting] = await holder.query(
-        "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND state LIKE '%lock%'",
-      );
-      expect(Number((waiting as Array<{ n: number }>)[0].n)).toBe(0);
+      expect(await holder.waitingForLocks()).toBe(0);
     } finally {
-      await holder.query('UNLOCK TABLES');
+      await holder.unlock();
       await holder.end();
     }
     // More requests than the pool has connections: none was lost to the cut-off one.
@@ -112,9 +189,9 @@ describe('a slow database (MariaDB)', () => {
   });
 });
 
-describe('shutting down (SIGTERM)', () => {
+describe.each(SERVER_KINDS)('shutting down (SIGTERM) on %s', (kind) => {
   it('stops taking work, finishes the request in flight, closes the pool and exits', async () => {
-    const db = await createTestDatabase('mariadb');
+    const db = await createTestDatabase(kind);
     const env = {
       ...process.env,
       DATABASE_URL: db.url,
@@ -135,7 +212,7 @@ describe('shutting down (SIGTERM)', () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on('exit', (code, signal) => resolve({ code, signal })),
     );
-    const holder = await lockHolder(db.url);
+    const holder = await SERVERS[kind].holder(db.url);
     try {
       const until = Date.now() + 30_000;
       while (!/Serving POST http:\/\/localhost:(\d+)/.test(output) && Date.now() < until) {
@@ -149,7 +226,7 @@ describe('shutting down (SIGTERM)', () => {
       ).stdout.trim();
       await runCli(['demo', '--entries', '50'], { DATABASE_URL: db.url });
 
-      await holder.query('LOCK TABLES board_entries WRITE');
+      await holder.lockBoards();
       const inFlight = fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'access-token': token },
@@ -160,7 +237,7 @@ describe('shutting down (SIGTERM)', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       // No new work: the listener is closed.
       await expect(fetch(url.replace('/query', '/health/live'))).rejects.toThrow();
-      await holder.query('UNLOCK TABLES');
+      await holder.unlock();
       const response = await inFlight;
       expect(response.status).toBe(200);
       const body = (await response.json()) as any;
@@ -169,10 +246,7 @@ describe('shutting down (SIGTERM)', () => {
       expect(code === 0 || signal === 'SIGTERM').toBe(true);
       expect(output).toContain('SIGTERM: finishing requests in flight, then closing');
       // The pool is closed: the server holds no connection to the database any more.
-      const [connections] = await holder.query(
-        'SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID()',
-      );
-      expect(Number((connections as Array<{ n: number }>)[0].n)).toBe(0);
+      expect(await holder.otherConnections()).toBe(0);
     } finally {
       child.kill('SIGKILL');
       await holder.end();
@@ -181,82 +255,86 @@ describe('shutting down (SIGTERM)', () => {
   });
 });
 
-describe('the database going away under load (MariaDB stopped and started)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('mariadb', { REQUEST_TIMEOUT_MS: '3000' });
-    await t.load(SEED);
-  });
-  afterAll(async () => {
-    await startMariadb(); // whatever happened, leave the machine's database running
-    await t?.close();
-  });
+describe.each(SERVER_KINDS)(
+  'the database going away under load (%s stopped and started)',
+  (kind) => {
+    const server = SERVERS[kind];
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(kind, { REQUEST_TIMEOUT_MS: '3000' });
+      await t.load(SEED);
+    });
+    afterAll(async () => {
+      await server.start(); // whatever happened, leave the machine's database running
+      await t?.close();
+    });
 
-  it('answers every request (503 while down, fast) and recovers by itself', async () => {
-    type Answer = { phase: string; status: number; code?: string; ms: number; ok?: boolean };
-    const answers: Answer[] = [];
-    let phase = 'before';
-    let running = true;
-    const worker = async () => {
-      // Bounded: at most ~50 requests a second per worker, and only while the phases last.
-      while (running) {
-        const started = Date.now();
-        const response = await t.gql(PAGE);
-        answers.push({
-          phase,
-          status: response.status,
-          code: response.body.errors?.[0]?.extensions?.code,
-          ms: Date.now() - started,
-          ok: response.body.data?.space?.loyaltyPointsRanks?.totalCount === 20,
-        });
-        await new Promise((resolve) => setTimeout(resolve, 20));
+    it('answers every request (503 while down, fast) and recovers by itself', async () => {
+      type Answer = { phase: string; status: number; code?: string; ms: number; ok?: boolean };
+      const answers: Answer[] = [];
+      let phase = 'before';
+      let running = true;
+      const worker = async () => {
+        // Bounded: at most ~50 requests a second per worker, and only while the phases last.
+        while (running) {
+          const started = Date.now();
+          const response = await t.gql(PAGE);
+          answers.push({
+            phase,
+            status: response.status,
+            code: response.body.errors?.[0]?.extensions?.code,
+            ms: Date.now() - started,
+            ok: response.body.data?.space?.loyaltyPointsRanks?.totalCount === 20,
+          });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      const workers = Array.from({ length: 4 }, () => worker());
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      phase = 'down';
+      await server.stop();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      phase = 'restarting';
+      await server.start();
+      const until = Date.now() + 30_000;
+      while (Date.now() < until) {
+        const ready = await fetch(t.url.replace('/query', '/health/ready'));
+        if (ready.status === 200) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
-    };
-    const workers = Array.from({ length: 4 }, () => worker());
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    phase = 'down';
-    await stopMariadb();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    phase = 'restarting';
-    await startMariadb();
-    const until = Date.now() + 30_000;
-    while (Date.now() < until) {
-      const ready = await fetch(t.url.replace('/query', '/health/ready'));
-      if (ready.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    phase = 'after';
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    running = false;
-    await Promise.all(workers);
+      phase = 'after';
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      running = false;
+      await Promise.all(workers);
 
-    expect(await mariadbAlive()).toBe(true);
-    expect(answers.filter((a) => a.phase === 'before').every((a) => a.status === 200 && a.ok)).toBe(
-      true,
-    );
-    const down = answers.filter((a) => a.phase === 'down');
-    expect(down.length).toBeGreaterThan(10);
-    for (const answer of answers.filter((a) => a.status !== 200)) {
-      expect(answer.status).toBe(503);
-      expect(['SERVICE_UNAVAILABLE', 'REQUEST_TIMEOUT']).toContain(answer.code);
-    }
-    // Failing fast: once the outage is known, a request is refused without waiting.
-    const refused = down
-      .filter((a) => a.status === 503)
-      .map((a) => a.ms)
-      .sort((a, b) => a - b);
-    expect(refused.length).toBeGreaterThan(5);
-    expect(refused[Math.floor(refused.length / 2)]).toBeLessThan(100);
-    const after = answers.filter((a) => a.phase === 'after');
-    expect(after.length).toBeGreaterThan(10);
-    expect(after.every((a) => a.status === 200 && a.ok)).toBe(true);
-  });
-});
+      expect(await server.alive()).toBe(true);
+      expect(
+        answers.filter((a) => a.phase === 'before').every((a) => a.status === 200 && a.ok),
+      ).toBe(true);
+      const down = answers.filter((a) => a.phase === 'down');
+      expect(down.length).toBeGreaterThan(10);
+      for (const answer of answers.filter((a) => a.status !== 200)) {
+        expect(answer.status).toBe(503);
+        expect(['SERVICE_UNAVAILABLE', 'REQUEST_TIMEOUT']).toContain(answer.code);
+      }
+      // Failing fast: once the outage is known, a request is refused without waiting.
+      const refused = down
+        .filter((a) => a.status === 503)
+        .map((a) => a.ms)
+        .sort((a, b) => a - b);
+      expect(refused.length).toBeGreaterThan(5);
+      expect(refused[Math.floor(refused.length / 2)]).toBeLessThan(100);
+      const after = answers.filter((a) => a.phase === 'after');
+      expect(after.length).toBeGreaterThan(10);
+      expect(after.every((a) => a.status === 200 && a.ok)).toBe(true);
+    });
+  },
+);
 
-describe('every pooled connection busy (MariaDB)', () => {
+describe.each(SERVER_KINDS)('every pooled connection busy (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('mariadb');
+    t = await startTestApp(kind);
     await t.load(SEED);
   });
   afterAll(() => t?.close());
@@ -265,7 +343,7 @@ describe('every pooled connection busy (MariaDB)', () => {
     const source = t.app.get<DataSource>(getDataSourceToken());
     // More slow statements than the pool has connections (10): the pool is full for 3 s, past a
     // whole probe and its 1 s timeout.
-    const slow = Array.from({ length: 12 }, () => source.query('SELECT SLEEP(3)'));
+    const slow = Array.from({ length: 12 }, () => source.query(SERVERS[kind].sleep));
     const statuses: number[] = [];
     const until = Date.now() + 2_800;
     while (Date.now() < until) {

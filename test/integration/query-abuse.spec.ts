@@ -201,11 +201,7 @@ describe.each(DB_KINDS)('abusive requests on %s', (kind) => {
     expect(suggestion.status).toBe(400);
     expect(suggestion.text).not.toMatch(/Did you mean|stacktrace/i);
     const db = t.app.get<DataSource>(getDataSourceToken());
-    await db.query(
-      kind === 'sqlite'
-        ? 'ALTER TABLE profiles RENAME TO profiles_away'
-        : 'RENAME TABLE profiles TO profiles_away',
-    );
+    await db.query('ALTER TABLE profiles RENAME TO profiles_away');
     try {
       // Past the 500 ms for which profiles read for pages are reused: the page reads the table.
       await new Promise((resolve) => setTimeout(resolve, 600));
@@ -221,11 +217,7 @@ describe.each(DB_KINDS)('abusive requests on %s', (kind) => {
         /profiles|SELECT|sqlite|\bER_[A-Z]|\.ts:|\.js:|at [A-Za-z]+ \(/,
       );
     } finally {
-      await db.query(
-        kind === 'sqlite'
-          ? 'ALTER TABLE profiles_away RENAME TO profiles'
-          : 'RENAME TABLE profiles_away TO profiles',
-      );
+      await db.query('ALTER TABLE profiles_away RENAME TO profiles');
     }
   });
 });

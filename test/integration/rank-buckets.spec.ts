@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { bruteForceBoard, ExpectedEntry, PointsFixture, seeded } from '../utils/board-model';
 import { DB_KINDS } from '../utils/test-databases';
@@ -12,6 +12,7 @@ import { TransactionRunner } from '../../src/storage/transactions/transaction-ru
 import { num } from '../../src/storage/dialect/sql-dialect';
 import { ReadReplicas } from '../../src/storage/replica/read-replicas';
 import type { BoardSql } from '../../src/leaderboards/read/board-sql';
+import { runSql } from '../utils/sql';
 
 const HOUR = 3_600_000;
 const EPOCH = Date.parse('2026-06-01T00:00:00Z');
@@ -104,9 +105,10 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
 
   async function buckets(
     board: BoardRef,
-    source: Pick<DataSource, 'query'> = dataSource,
+    source: DataSource | EntityManager = dataSource,
   ): Promise<Array<RankKey & { count: number }>> {
-    const rows: Array<Record<string, unknown>> = await source.query(
+    const rows: Array<Record<string, unknown>> = await runSql(
+      source,
       `SELECT points, reached_at AS reachedAt, address_key AS addressKey, entry_count AS n
        FROM board_rank_buckets WHERE space_id = ? AND sprint_id = ?`,
       [board.spaceId, board.sprintId],
@@ -126,7 +128,8 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
     await t.app.get(BoardTotalsStore).settle(board);
     await tidied();
     const list = await buckets(board);
-    const rows: Array<Record<string, unknown>> = await dataSource.query(
+    const rows: Array<Record<string, unknown>> = await runSql(
+      dataSource,
       `SELECT address_key AS addressKey, points, reached_at AS reachedAt FROM board_entries
        WHERE space_id = ? AND sprint_id = ? AND points > 0`,
       [board.spaceId, board.sprintId],
@@ -145,7 +148,8 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
     }
     expect(list.map((b) => b.count)).toEqual(counted);
     // Readers sum from the bottom with the board's counter: it counts the same entries.
-    const [counter] = await dataSource.query(
+    const [counter] = await runSql(
+      dataSource,
       'SELECT entry_count AS n FROM boards WHERE space_id = ? AND sprint_id = ?',
       [board.spaceId, board.sprintId],
     );
@@ -294,12 +298,14 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
     await t.app.get(BoardTotalsStore).settle(board);
     await tidied();
     // As a deployment upgraded to buckets finds its boards: entries and counter, no buckets.
-    await dataSource.query('DELETE FROM board_rank_buckets WHERE space_id = 3');
-    await dataSource.query(
+    await runSql(dataSource, 'DELETE FROM board_rank_buckets WHERE space_id = 3');
+    await runSql(
+      dataSource,
       'UPDATE boards SET bucket_layout = bucket_layout + 1 WHERE space_id = 3',
     );
     const onBoard = bruteForceBoard(events, 3);
-    const [{ n: bucketsLeft }] = await dataSource.query(
+    const [{ n: bucketsLeft }] = await runSql(
+      dataSource,
       'SELECT COUNT(*) AS n FROM board_rank_buckets WHERE space_id = 3',
     );
     expect(num(bucketsLeft)).toBe(0);
@@ -362,7 +368,8 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
     const expected = bruteForceBoard(events, 1);
     // As SQLite marks a board whose entries have changes still to fold in: readers cannot take
     // the counter less the buckets after a bound, and sum those before it instead.
-    await dataSource.query(
+    await runSql(
+      dataSource,
       'UPDATE boards SET unfolded_since = 1, entry_count = entry_count + 7 WHERE space_id = 1 AND sprint_id = 0',
     );
     // Reads between another writer's commit and the fold: nothing settles the board first.
@@ -380,7 +387,8 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
       );
     } finally {
       settle.mockRestore();
-      await dataSource.query(
+      await runSql(
+        dataSource,
         'UPDATE boards SET unfolded_since = NULL, entry_count = entry_count - 7 WHERE space_id = 1 AND sprint_id = 0',
       );
     }
@@ -392,7 +400,8 @@ describe.each(DB_KINDS)('rank buckets on %s', (kind) => {
     await tidied();
     const bucketsBefore = await buckets(ALL_TIME);
     const entries = () =>
-      dataSource.query(
+      runSql(
+        dataSource,
         'SELECT address_key, points, reached_at FROM board_entries WHERE space_id = 1 AND sprint_id = 0 ORDER BY address_key',
       );
     const entriesBefore = await entries();

@@ -11,6 +11,7 @@ import { SpacesService } from '../../src/spaces/spaces.service';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const DAY = 86_400_000;
 const SPACE_A = 3;
@@ -86,7 +87,7 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
 
       // Revoked and expired tokens are listed and found no more.
       await tokens.revoke(other.id);
-      await dataSource.query('UPDATE access_tokens SET expires_at = ? WHERE id = ?', [
+      await runSql(dataSource, 'UPDATE access_tokens SET expires_at = ? WHERE id = ?', [
         Date.now() - 1,
         deployment.id,
       ]);
@@ -122,13 +123,14 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
       const seen = await tokens.find(created.id);
       expect(seen?.lastUsedFrom).toBe('127.0.0.1');
       expect(Date.parse(seen!.lastUsedAt!)).toBeGreaterThanOrEqual(before);
-      const [row] = await dataSource.query(
+      const [row] = await runSql(
+        dataSource,
         'SELECT last_used_from AS lastUsedFrom FROM access_tokens WHERE id = ?',
         [created.id],
       );
       expect(row.lastUsedFrom).toBe('127.0.0.1');
       // POST /ingest counts as a use too.
-      await dataSource.query('UPDATE access_tokens SET last_used_from = NULL WHERE id = ?', [
+      await runSql(dataSource, 'UPDATE access_tokens SET last_used_from = NULL WHERE id = ?', [
         created.id,
       ]);
       expect((await ingest('[]', created.token)).status).toBe(200);
@@ -663,7 +665,7 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
       const revoked = await tokens.create('revoked', ['ingest', 'query']);
       expect(await spaceName(SPACE_A, expiring.token)).toBe('Team A');
       expect((await ingest('[]', expiring.token)).status).toBe(200);
-      await dataSource.query('UPDATE access_tokens SET expires_at = ? WHERE id = ?', [
+      await runSql(dataSource, 'UPDATE access_tokens SET expires_at = ? WHERE id = ?', [
         Date.now() - 1,
         expiring.id,
       ]);
@@ -845,7 +847,7 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
       expect(await tokens.rotate(revoked.id, 1000)).toBeNull();
       expect(await tokens.rotate('00000000-0000-0000-0000-000000000000', 1000)).toBeNull();
       const expired = await tokens.create('expired before rotation');
-      await dataSource.query('UPDATE access_tokens SET expires_at = ? WHERE id = ?', [
+      await runSql(dataSource, 'UPDATE access_tokens SET expires_at = ? WHERE id = ?', [
         Date.now() - 1,
         expired.id,
       ]);

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { bruteForceBoard, PointsFixture } from '../utils/board-model';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const iso = (millis: number) => new Date(millis).toISOString();
 const at = (text: string) => Date.parse(text);
@@ -87,7 +88,31 @@ describe.each(DB_KINDS)('sprint boards rebuilt from the ledger on %s', (kind) =>
     const [sql, params] = rebuild!.split(' -- ');
     const select = sql.slice(sql.indexOf('SELECT'));
     const dataSource = t.app.get(DataSource);
-    const plan: Array<Record<string, unknown>> = await dataSource.query(
+    if (kind === 'postgres') {
+      // Logged as sent (numbered placeholders), explained as it is. PostgreSQL weighs indexes by
+      // cost, which a ledger this small cannot show (it may read the space's entries through the
+      // address index, sorted for the GROUP BY): with that index away and sequential scans priced
+      // out, in a transaction rolled back, the plan shows the time index can bound the read.
+      const runner = dataSource.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        await runner.query('SET LOCAL enable_seqscan = off');
+        await runner.query('DROP INDEX ix_points_events_address');
+        const [row] = await runner.query(`EXPLAIN (FORMAT JSON) ${select}`, JSON.parse(params));
+        const plan = JSON.stringify(row['QUERY PLAN']);
+        expect(plan).toContain('"Index Name":"ix_points_events_space_time"');
+        expect(plan).toMatch(
+          /"Index Cond":"\(\(space_id = 1\) AND \(occurred_at >= [^"]*\) AND \(occurred_at < /,
+        );
+        expect(plan).not.toContain('Seq Scan');
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+      return;
+    }
+    const plan: Array<Record<string, unknown>> = await runSql(
+      dataSource,
       `EXPLAIN ${kind === 'sqlite' ? 'QUERY PLAN ' : ''}${select}`,
       JSON.parse(params),
     );

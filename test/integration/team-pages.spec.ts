@@ -5,6 +5,7 @@ import { AdminsService } from '../../src/host/dashboard/accounts/admins.service'
 import { AuditEntry, AuditService } from '../../src/host/dashboard/audit/audit.service';
 import { MembersService } from '../../src/host/dashboard/accounts/members.service';
 import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
+import { runSql } from '../utils/sql';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -610,9 +611,11 @@ describe.each(DB_KINDS)('the team pages on %s', (kind) => {
     });
     expect(forged.status).toBe(403);
     expect(forged.text).toContain('That form expired or came from another site.');
-    const rows = await t.app
-      .get<DataSource>(getDataSourceToken())
-      .query<Array<{ disabled_at: unknown }>>('SELECT disabled_at FROM admins WHERE id = ?', [id]);
+    const rows = await runSql<{ disabled_at: unknown }>(
+      t.app.get<DataSource>(getDataSourceToken()),
+      'SELECT disabled_at FROM admins WHERE id = ?',
+      [id],
+    );
     expect(rows[0].disabled_at).toBeNull();
   });
 });

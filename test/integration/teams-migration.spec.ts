@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../../src/storage/connection/database-url';
-import {
-  HOST_MIGRATIONS,
-  resolveHostDataSourceOptions,
-} from '../../src/host/config/host-data-source';
+import { HOST_MIGRATIONS, hostDataSourceOptions } from '../../src/host/config/host-data-source';
 import { hashPassword } from '../../src/host/dashboard/accounts/password-hasher';
 import { Teams1764400000001 } from '../../src/host/dashboard/migrations/1764400000001-teams';
 import { DashboardClient } from '../utils/dashboard-client';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
 import { startTestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const EMAIL = 'old-admin@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -29,11 +27,12 @@ describe.each(DB_KINDS)('the teams migration on %s', (kind) => {
   afterAll(() => db?.drop());
 
   it("turns today's admins into operators who keep signing in, and leaves nothing for TypeORM to change", async () => {
-    const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+    const options = await hostDataSourceOptions(parseDatabaseUrl(db.url));
     const before = await new DataSource({ ...options, migrations: BEFORE_TEAMS }).initialize();
     try {
       await before.runMigrations({ transaction: 'each' });
-      await before.query(
+      await runSql(
+        before,
         'INSERT INTO admins (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)',
         [randomUUID(), EMAIL, await hashPassword(PASSWORD), Date.now()],
       );

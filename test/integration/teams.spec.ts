@@ -6,6 +6,7 @@ import { runCli } from '../utils/cli';
 import { DashboardClient } from '../utils/dashboard-client';
 import { DB_KINDS } from '../utils/test-databases';
 import { startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const OPERATOR = 'operator@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -281,11 +282,11 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
       }
       const members = t.app.get(MembersService);
       // A link whose maker lost ownership is dead even where nothing closed it yet.
-      await t.app
-        .get(DataSource)
-        .query("UPDATE space_members SET role = 'viewer' WHERE account_id = ?", [
-          (await members.list(SPACE_B)).find((m) => m.email === 'inviter@example.com')!.accountId,
-        ]);
+      await runSql(
+        t.app.get(DataSource),
+        "UPDATE space_members SET role = 'viewer' WHERE account_id = ?",
+        [(await members.list(SPACE_B)).find((m) => m.email === 'inviter@example.com')!.accountId],
+      );
       expect(await members.findOpen(links[0])).toBeNull();
       await expect(members.accept(links[0], { name: 'P1', password: PASSWORD })).rejects.toThrow(
         'Invitation not found, used or expired',
@@ -293,18 +294,19 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
       const id = (await members.list(SPACE_B)).find(
         (m) => m.email === 'inviter@example.com',
       )!.accountId;
-      await t.app
-        .get(DataSource)
-        .query("UPDATE space_members SET role = 'owner' WHERE account_id = ?", [id]);
+      await runSql(
+        t.app.get(DataSource),
+        "UPDATE space_members SET role = 'owner' WHERE account_id = ?",
+        [id],
+      );
       expect(await members.findOpen(links[1])).not.toBeNull();
       // Removing the maker closes what it left open.
       expect((await operator.delete(`/settings/spaces/${SPACE_B}/members/${id}`)).status).toBe(204);
-      await t.app
-        .get(DataSource)
-        .query(
-          "INSERT INTO space_members (space_id, account_id, role, created_at) VALUES (?, ?, 'owner', ?)",
-          [SPACE_B, id, Date.now()],
-        );
+      await runSql(
+        t.app.get(DataSource),
+        "INSERT INTO space_members (space_id, account_id, role, created_at) VALUES (?, ?, 'owner', ?)",
+        [SPACE_B, id, Date.now()],
+      );
       expect(await members.findOpen(links[1])).toBeNull();
       expect(owner.email).toBe('inviter@example.com');
     });

@@ -18,7 +18,7 @@ import {
 } from '../../src';
 import { parseRecord } from '../../src/records/ingest-record';
 import { parseDatabaseUrl } from '../../src/storage/connection/database-url';
-import { resolveHostDataSourceOptions } from '../../src/host/config/host-data-source';
+import { hostDataSourceOptions } from '../../src/host/config/host-data-source';
 import { createTestDatabase, DB_KINDS, TestDatabase } from '../utils/test-databases';
 import { scopeRefusal } from '../utils/test-app';
 
@@ -79,7 +79,7 @@ describe.each(DB_KINDS)('token scopes in a host application on %s', (kind) => {
 
   beforeAll(async () => {
     db = await createTestDatabase(kind);
-    const options = await resolveHostDataSourceOptions(parseDatabaseUrl(db.url));
+    const options = await hostDataSourceOptions(parseDatabaseUrl(db.url));
     app = await NestFactory.create<NestFastifyApplication>(
       hostModule({
         ...options,

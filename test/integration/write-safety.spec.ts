@@ -4,6 +4,7 @@ import { TransactionRunner } from '../../src/storage/transactions/transaction-ru
 import { bruteForceBoard, PointsFixture } from '../utils/board-model';
 import { DB_KINDS } from '../utils/test-databases';
 import { GqlResponse, startTestApp, TestApp } from '../utils/test-app';
+import { runSql } from '../utils/sql';
 
 const DAY = 86_400_000;
 const EPOCH = Date.parse('2026-06-01T00:00:00Z');
@@ -92,7 +93,7 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
     const seenDuring: unknown[] = [];
     await expect(
       a.app.get(TransactionRunner).run(async (manager) => {
-        await manager.query('INSERT INTO spaces (id, name) VALUES (?, ?)', [50, 'Half-written']);
+        await runSql(manager, 'INSERT INTO spaces (id, name) VALUES (?, ?)', [50, 'Half-written']);
         seenDuring.push((await a.gql('{ space(id: 50) { name } }')).body.data);
         throw new Error('the rest of the batch failed');
       }),
@@ -108,7 +109,8 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
 
   it('runs a unit again while each run meets a duplicate key that no run met before', async () => {
     // As when writers that race it commit one after another (for real: ingest.e2e-spec). Two of
-    // the keys share the part of a key that MySQL/MariaDB's error shows, and still differ.
+    // the keys share the part of a key that MySQL/MariaDB's error shows, and still differ
+    // (PostgreSQL's shows the whole key).
     const long = `0x${'c'.repeat(70)}`;
     const taken = ['0xtaken1', '0xtaken2', `${long}1`, `${long}2`];
     for (const key of taken) await a.load([{ type: 'profile', address: key, username: null }]);
@@ -116,7 +118,10 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
     const unit = a.app.get(TransactionRunner).run(async (manager) => {
       const key = taken[runs] ?? '0xfree';
       runs++;
-      await manager.query('INSERT INTO profiles (address_key, address) VALUES (?, ?)', [key, key]);
+      await runSql(manager, 'INSERT INTO profiles (address_key, address) VALUES (?, ?)', [
+        key,
+        key,
+      ]);
     });
     if (kind === 'sqlite') {
       // One writer: a duplicate key is never a race, and fails at once.
@@ -133,10 +138,16 @@ describe.each(DB_KINDS)('writes on %s', (kind) => {
     await expect(
       a.app.get(TransactionRunner).run(async (manager) => {
         attempts++;
-        await manager.query('INSERT INTO spaces (id, name) VALUES (?, ?)', [1, 'Again']);
+        await runSql(manager, 'INSERT INTO spaces (id, name) VALUES (?, ?)', [1, 'Again']);
       }),
-    ).rejects.toThrow(kind === 'sqlite' ? 'UNIQUE constraint failed' : 'Duplicate entry');
-    // MySQL/MariaDB run it once more (another writer may have just committed the key); SQLite,
+    ).rejects.toThrow(
+      {
+        sqlite: 'UNIQUE constraint failed',
+        mariadb: 'Duplicate entry',
+        postgres: 'duplicate key value violates unique constraint "spaces_pkey"',
+      }[kind],
+    );
+    // The servers run it once more (another writer may have just committed the key); SQLite,
     // with one writer, never meets a race.
     expect(attempts).toBe(kind === 'sqlite' ? 1 : 2);
     expect((await a.gql('{ space(id: 1) { name } }')).body.data).toEqual({

@@ -1,7 +1,7 @@
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DataSource, Repository } from 'typeorm';
-import { dialectOf } from '../../storage/dialect/sql-dialect';
+import { dialectOf } from '../../storage/engines';
 import { ErrorCode } from '../errors/error-code';
 import { LoyaltyException } from '../errors/loyalty.exception';
 import type { ProfileEntity } from '../../profiles/profile.entity';
@@ -49,7 +49,10 @@ describe("a page's address lookup past its deadline", () => {
   it('reads nothing and fails the page addresses with REQUEST_TIMEOUT', async () => {
     const query = jest.fn().mockResolvedValue([]);
     const profiles = new ProfilesService(
-      { manager: { query } } as unknown as Repository<ProfileEntity>,
+      {
+        manager: { query, connection: { options: { type: 'better-sqlite3' } } },
+        metadata: { columns: [{ databaseName: 'address_key', propertyName: 'addressKey' }] },
+      } as unknown as Repository<ProfileEntity>,
       dialectOf({ options: { type: 'better-sqlite3' } } as DataSource),
     );
     const request = { headers: {} };

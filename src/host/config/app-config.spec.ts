@@ -203,16 +203,39 @@ describe('loadConfig', () => {
       });
     });
 
-    it('refuses replicas of a SQLite database, and a replica that is not MySQL', () => {
+    it('refuses replicas of a SQLite database, and a replica of another kind than the primary', () => {
       expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'mysql://ro@replica/db' })).toThrow(
-        /DATABASE_REPLICA_URLS needs a MySQL\/MariaDB DATABASE_URL/,
+        /DATABASE_REPLICA_URLS needs a database server in DATABASE_URL/,
       );
       expect(() =>
         loadConfig({
           DATABASE_URL: 'mysql://app@db/loyalty',
           DATABASE_REPLICA_URLS: 'sqlite:./copy.sqlite',
         }),
-      ).toThrow(/DATABASE_REPLICA_URLS: sqlite:\.\/copy\.sqlite: a replica must be mysql/);
+      ).toThrow(
+        /DATABASE_REPLICA_URLS: sqlite:\.\/copy\.sqlite: a replica must be a server of the same kind/,
+      );
+      expect(() =>
+        loadConfig({
+          DATABASE_URL: 'postgres://app@db/loyalty',
+          DATABASE_REPLICA_URLS: 'mysql://ro@replica/loyalty',
+        }),
+      ).toThrow(/mysql:\/\/ro@replica\/loyalty: a replica must be a server of the same kind/);
+      expect(
+        loadConfig({
+          DATABASE_URL: 'postgresql://app@db/loyalty',
+          DATABASE_REPLICA_URLS: 'postgres://ro:hush@replica:5433/loyalty',
+        }).databaseReplicas,
+      ).toEqual([
+        {
+          kind: 'postgres',
+          host: 'replica',
+          port: 5433,
+          username: 'ro',
+          password: 'hush',
+          database: 'loyalty',
+        },
+      ]);
       expect(() =>
         loadConfig({
           DATABASE_URL: 'mysql://app@db/loyalty',
@@ -374,8 +397,11 @@ describe('loadConfig', () => {
 
   describe('DATABASE_URL', () => {
     it('reports an unsupported or unreadable DATABASE_URL as a problem', () => {
-      expect(configErrorOf({ DATABASE_URL: 'postgres://u:p@db/x' }).problems[0]).toContain(
+      expect(configErrorOf({ DATABASE_URL: 'oracle://u:p@db/x' }).problems[0]).toContain(
         'DATABASE_URL',
+      );
+      expect(configErrorOf({ DATABASE_URL: 'postgres://u:p@db' }).problems[0]).toContain(
+        'the database name is missing',
       );
       expect(configErrorOf({ DATABASE_URL: 'garbage' }).problems[0]).toContain('DATABASE_URL');
       expect(configErrorOf({ DATABASE_URL: 'mysql://db:3306' }).problems[0]).toContain(
@@ -388,7 +414,7 @@ describe('loadConfig', () => {
     it('reports several problems together', () => {
       const error = configErrorOf({
         PORT: 'eighty',
-        DATABASE_URL: 'postgres://u:p@db/x',
+        DATABASE_URL: 'oracle://u:p@db/x',
         STRICT_MODE: 'maybe',
         INTROSPECTION: 'perhaps',
         MIGRATE_ON_START: 'sometimes',

@@ -5,8 +5,11 @@ import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limit-rul
 import {
   DEFAULT_DATABASE_URL,
   DatabaseConfig,
+  IN_MEMORY_DATABASE_URL,
+  isServerConfig,
   parseDatabaseUrl,
   redact,
+  ServerConfig,
 } from '../../storage/connection/database-url';
 
 /** Everything the standalone service reads from its environment, validated once at start. */
@@ -15,8 +18,8 @@ export interface AppConfig {
   host: string;
   databaseUrl: string;
   database: DatabaseConfig;
-  /** MySQL/MariaDB replicas for leaderboard reads (DATABASE_REPLICA_URLS), redacted URLs too. */
-  databaseReplicas: Array<Extract<DatabaseConfig, { kind: 'mysql' }>>;
+  /** Replicas of the server for leaderboard reads (DATABASE_REPLICA_URLS), redacted URLs too. */
+  databaseReplicas: ServerConfig[];
   databaseReplicaUrls: string[];
   /** Which schema /query serves (docs/api.md, Schema profiles); STRICT_MODE=true is `spec`. */
   schemaProfile: SchemaProfile;
@@ -162,7 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push(`PORT must be a whole number from 0 to 65535 (got "${rawPort}")`);
   }
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
-  let database: DatabaseConfig = { kind: 'sqlite', file: ':memory:' };
+  let database: DatabaseConfig = parseDatabaseUrl(IN_MEMORY_DATABASE_URL);
   try {
     database = parseDatabaseUrl(databaseUrl);
   } catch (error) {
@@ -172,18 +175,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     .split(',')
     .map((url) => url.trim())
     .filter(Boolean);
-  const databaseReplicas: Array<Extract<DatabaseConfig, { kind: 'mysql' }>> = [];
+  const databaseReplicas: ServerConfig[] = [];
   for (const url of replicaUrls) {
     try {
       const replica = parseDatabaseUrl(url);
-      if (replica.kind !== 'mysql') throw new Error('a replica must be mysql:// or mariadb://');
+      if (!isServerConfig(replica) || replica.kind !== database.kind)
+        throw new Error('a replica must be a server of the same kind as DATABASE_URL');
       databaseReplicas.push(replica);
     } catch (error) {
       problems.push(`DATABASE_REPLICA_URLS: ${redact(url)}: ${(error as Error).message}`);
     }
   }
-  if (replicaUrls.length > 0 && database.kind !== 'mysql') {
-    problems.push('DATABASE_REPLICA_URLS needs a MySQL/MariaDB DATABASE_URL');
+  if (replicaUrls.length > 0 && !isServerConfig(database)) {
+    problems.push(
+      'DATABASE_REPLICA_URLS needs a database server in DATABASE_URL (mysql://, mariadb:// or postgres://)',
+    );
   }
   const cursorSecret = env.CURSOR_SECRET || undefined;
   if (cursorSecret !== undefined && cursorSecret.length < 32) {

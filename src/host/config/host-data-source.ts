@@ -1,10 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../../loyalty.entities';
-import {
-  buildDataSourceOptions,
-  DataSourceExtras,
-  resolveDataSourceOptions,
-} from '../../storage/connection/data-source-options';
+import { dataSourceOptions, DataSourceExtras } from '../../storage/connection/data-source-options';
 import type { DatabaseConfig } from '../../storage/connection/database-url';
 import { DASHBOARD_ENTITIES } from '../dashboard/dashboard.entities';
 import { Dashboard1763800000000 } from '../dashboard/migrations/1763800000000-dashboard';
@@ -32,20 +28,8 @@ type HostExtras = Omit<DataSourceExtras, 'entities' | 'migrations'>;
 export function hostDataSourceOptions(
   database: DatabaseConfig,
   extras: HostExtras = {},
-): DataSourceOptions {
-  return buildDataSourceOptions(database, {
-    ...extras,
-    entities: HOST_ENTITIES,
-    migrations: HOST_MIGRATIONS,
-  });
-}
-
-/** {@link hostDataSourceOptions} after asking a MySQL-protocol server which flavour it is. */
-export function resolveHostDataSourceOptions(
-  database: DatabaseConfig,
-  extras: HostExtras = {},
 ): Promise<DataSourceOptions> {
-  return resolveDataSourceOptions(database, {
+  return dataSourceOptions(database, {
     ...extras,
     entities: HOST_ENTITIES,
     migrations: HOST_MIGRATIONS,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { dialectOf } from '../../storage/dialect/sql-dialect';
+import { dialectOf } from '../../storage/engines';
 import { HostSecretEntity } from './host-secret.entity';
+import { query } from '../../storage/statements';
 
 /** How many random bytes a generated secret has. */
 const SECRET_BYTES = 32;
@@ -25,7 +26,8 @@ async function readOrCreate(dataSource: DataSource, name: string): Promise<Buffe
   const secrets = dataSource.getRepository(HostSecretEntity);
   let stored = await secrets.findOneBy({ name });
   if (!stored) {
-    await dataSource.query(
+    await query(
+      dataSource,
       dialectOf(dataSource).insertIgnore('host_secrets', ['name', 'value'], 1),
       [name, randomBytes(SECRET_BYTES).toString('base64')],
     );

@@ -8,7 +8,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import { createDatabaseProbe, DatabaseProbe } from '../../storage/probe/database-probe';
+import { createDatabaseProbe, DatabaseProbe } from '../../storage/database-probe';
 
 export const HEALTH_OPTIONS = Symbol('HEALTH_OPTIONS');
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { COMMIT_DELAY_MS, MAX_GROUP } from '../../storage/sqlite/group-commit-transaction-runner';
-import type { WriteLoadHint } from '../../storage/transactions/write-load';
+import { COMMIT_DELAY_MS, MAX_GROUP, WriteLoadHint } from '../../storage/transactions/write-load';
 
 /**
  * How long an answered client on a kept-open connection still counts as in flight: its next

@@ -59,7 +59,12 @@ export function graphqlOperationOf(body: unknown): GraphqlOperation {
   return operation;
 }
 
-/** A database error message with its quoted parts masked: MySQL quotes values in some of them. */
+/**
+ * A database error message with its quoted values masked: MySQL quotes values in single quotes,
+ * PostgreSQL ends some messages with one in double quotes (names it quotes elsewhere are kept).
+ */
 export function maskQuoted(message: string): string {
-  return message.replace(/'(?:[^'\\]|\\.|'')*'/g, "'?'");
+  return message
+    .replace(/'(?:[^'\\]|\\.|'')*'/g, "'?'")
+    .replace(/: "(?:[^"\\]|\\.|"")*"$/, ': "?"');
 }

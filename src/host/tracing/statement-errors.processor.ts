@@ -3,15 +3,17 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 import { maskQuoted } from './span-text';
 
 /**
- * The mysql2 instrumentation puts the server's error message in a failed statement's status, and
- * MySQL quotes values in some ("Duplicate entry '0xab...-7' for key 'PRIMARY'"): masked here, as
- * the span ends and before any exporter sees it.
+ * The mysql2 and pg instrumentations put the server's error message in a failed statement's
+ * status, and the servers quote values in some (MySQL's "Duplicate entry '0xab...-7' for key
+ * 'PRIMARY'", PostgreSQL's 'invalid input syntax for type integer: "x"'): masked here, as the span
+ * ends and before any exporter sees it.
  */
 export class StatementErrorsProcessor implements SpanProcessor {
   onEnding(span: Span): void {
     const { code, message } = span.status;
     if (code !== SpanStatusCode.ERROR || message === undefined) return;
-    if (span.attributes['db.system.name'] !== 'mysql') return;
+    const system = span.attributes['db.system.name'];
+    if (system !== 'mysql' && system !== 'postgresql') return;
     span.setStatus({ code, message: maskQuoted(message) });
   }
 

@@ -4,6 +4,7 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import {
   defaultResource,
   detectResources,
@@ -30,7 +31,7 @@ export interface Tracing {
 
 /**
  * Starts tracing: the provider, its exporter and the instrumentations, which patch http, mysql2,
- * better-sqlite3 and ioredis as they are loaded after this. Loaded only when tracing is on.
+ * pg, better-sqlite3 and ioredis as they are loaded after this. Loaded only when tracing is on.
  */
 export function startTracing(env: NodeJS.ProcessEnv): Tracing {
   const options = readTracingOptions(env);
@@ -59,6 +60,13 @@ export function startTracing(env: NodeJS.ProcessEnv): Tracing {
         // The statement as written: by default the instrumentation formats the values into it.
         maskStatement: true,
         maskStatementHook: statementText,
+      }),
+      new PgInstrumentation({
+        // No values (enhancedDatabaseReporting stays off), and no span per pooled connection.
+        ignoreConnectSpans: true,
+        // The statement as sent, cut as mysql2's are.
+        requestHook: (span, { query }) =>
+          span.setAttribute('db.query.text', statementText(query.text)),
       }),
       new BetterSqlite3Instrumentation(),
       new IORedisInstrumentation({

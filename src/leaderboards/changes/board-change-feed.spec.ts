@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { LoyaltyModuleOptions } from '../../options/loyalty-module-options.interface';
 import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../../loyalty.entities';
-import { buildDataSourceOptions } from '../../storage/connection/data-source-options';
+import { dataSourceOptions } from '../../storage/connection/data-source-options';
 import { BoardChange, BoardChangeFeed } from './board-change-feed';
 
 const MINUTE = 60_000;
@@ -31,7 +31,7 @@ describe('BoardChangeFeed gaps', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'board-change-feed-'));
     source = await new DataSource(
-      buildDataSourceOptions(
+      await dataSourceOptions(
         { kind: 'sqlite', file: join(dir, 'db.sqlite') },
         { migrationsRun: true, entities: LOYALTY_ENTITIES, migrations: LOYALTY_MIGRATIONS },
       ),

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { LoyaltyModuleOptions } from '../../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
 import { num } from '../../storage/dialect/sql-dialect';
+import { query } from '../../storage/statements';
 
 /** One row of board_changes: an entry as a transaction left it, or a whole board (no address). */
 export interface BoardChange {
@@ -170,7 +171,8 @@ export class BoardChangeFeed implements OnApplicationShutdown {
 
   /** Positions the feed just behind the newest row and learns the gaps among recent rows. */
   private async reset(): Promise<void> {
-    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
+    const [row]: Array<Record<string, unknown>> = await query(
+      this.dataSource,
       'SELECT MIN(seq) AS lowest, MAX(seq) AS highest FROM board_changes',
     );
     const highest = num(row?.highest ?? 0);
@@ -223,7 +225,8 @@ export class BoardChangeFeed implements OnApplicationShutdown {
 
   /** Whether the newest row is behind this feed's position: a failover or a restore. */
   private async wentBack(): Promise<boolean> {
-    const [row]: Array<Record<string, unknown>> = await this.dataSource.query(
+    const [row]: Array<Record<string, unknown>> = await query(
+      this.dataSource,
       'SELECT MAX(seq) AS highest FROM board_changes',
     );
     return row?.highest !== null && row?.highest !== undefined && num(row.highest) < this.position;
@@ -294,7 +297,8 @@ export class BoardChangeFeed implements OnApplicationShutdown {
   }
 
   private async select(full: boolean, where: string, parameters: unknown[]) {
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+    const rows: Array<Record<string, unknown>> = await query(
+      this.dataSource,
       `SELECT ${full ? FULL_COLUMNS : 'seq'} FROM board_changes WHERE ${where}`,
       parameters,
     );
@@ -335,14 +339,15 @@ export class BoardChangeFeed implements OnApplicationShutdown {
     const oldestGap = this.gaps.reduce((low, gap) => Math.min(low, gap.from - 1), target);
     target = Math.min(target, oldestGap);
     // Nor past a change that board_entries may still lack (SQLite, see BoardBacklog).
-    const [unfolded]: Array<Record<string, unknown>> = await this.dataSource.query(
+    const [unfolded]: Array<Record<string, unknown>> = await query(
+      this.dataSource,
       'SELECT MIN(unfolded_since) AS since FROM boards',
     );
     if (unfolded?.since !== null && unfolded?.since !== undefined)
       target = Math.min(target, num(unfolded.since) - 1);
     while (this.prunedThrough < target && !this.closed) {
       const through = Math.min(target, this.prunedThrough + PRUNE_STEP);
-      await this.dataSource.query('DELETE FROM board_changes WHERE seq > ? AND seq <= ?', [
+      await query(this.dataSource, 'DELETE FROM board_changes WHERE seq > ? AND seq <= ?', [
         this.prunedThrough,
         through,
       ]);

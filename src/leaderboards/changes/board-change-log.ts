@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { insertRows } from '../../storage/insert-rows';
 import type { BoardRef, RankKey } from '../ranking/ranking';
+import { query } from '../../storage/statements';
 
 const COLUMNS = ['space_id', 'sprint_id', 'address_key', 'points', 'reached_at', 'created_at'];
 
@@ -47,7 +48,8 @@ export function announceAsReset(changes: number, entries: number): boolean {
 
 /** Appends "this whole board changed": readers drop what they hold of it and load it again. */
 export async function appendBoardReset(manager: EntityManager, board: BoardRef): Promise<void> {
-  await manager.query(
+  await query(
+    manager,
     `INSERT INTO board_changes (${COLUMNS.join(', ')}) VALUES (?, ?, NULL, 0, 0, ?)`,
     [board.spaceId, board.sprintId, Date.now()],
   );

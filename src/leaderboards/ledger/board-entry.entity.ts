@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { asNumber } from '../../storage/schema/numeric.transformer';
+import { KEY_COLUMN } from '../../storage/schema/key-column';
 
 /**
  * An address's running total on one board (sprintId 0 = all-time). Rows at 0 points or below stay
@@ -17,7 +18,7 @@ export class BoardEntryEntity {
   @PrimaryColumn({ name: 'sprint_id', type: 'integer' })
   sprintId!: number;
 
-  @PrimaryColumn({ name: 'address_key', type: 'varchar', length: 128 })
+  @PrimaryColumn({ name: 'address_key', type: 'varchar', length: 128, ...KEY_COLUMN })
   addressKey!: string;
 
   @Column({ type: 'bigint', transformer: asNumber })

@@ -15,6 +15,7 @@ import {
 } from '../rank-buckets/rank-buckets';
 import { RankBucketTidier } from '../rank-buckets/rank-bucket-tidier';
 import { BoardTotalsStore, EntryDelta } from './board-totals.store';
+import { query } from '../../storage/statements';
 
 const IN_CHUNK = BoardTotalsStore.MAX_CHANGES_PER_ADD;
 
@@ -64,9 +65,9 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     ]);
     let rows: Array<Record<string, unknown>>;
     if (this.dialect.upsertReturning) {
-      rows = await manager.query(`${upsert} RETURNING ${ENTRY_COLUMNS}, ${PRIOR}`, values);
+      rows = await query(manager, `${upsert} RETURNING ${ENTRY_COLUMNS}, ${PRIOR}`, values);
     } else {
-      await manager.query(upsert, values);
+      await query(manager, upsert, values);
       rows = await this.select(
         manager,
         board,
@@ -123,14 +124,13 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     if (!moves) return;
     byBoard!.delete(key);
     const params = [board.spaceId, board.sprintId];
-    const query = (sql: string, values: unknown[]) =>
-      manager.query<Array<Record<string, unknown>>>(sql, values);
+    const run = (sql: string, values: unknown[]) => query(manager, sql, values);
     // Entries that were off the board and stay off move no count. When all are (a board with no
     // row in boards has no entry on it), no lock either: a locking read of a missing row locks
     // its gap, and two first writers inserting it would deadlock.
     if (moves.every((move) => !move.before && !move.after)) return;
     // Written just before, by this batch when it changed the entry count: the lock is held then.
-    const [held] = await query(`${BOARD_STATE}${this.dialect.lockRows('update')}`, params);
+    const [held] = await run(`${BOARD_STATE}${this.dialect.lockRows('update')}`, params);
     if (!held) return;
     const layout = num(held.layout);
     // This transaction's entries included, its counter written just before.
@@ -149,7 +149,7 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
       // Locked in rank order, exclusively: a shared lock would deadlock with another writer's
       // count update of the same rows.
       const latest = this.buckets.allBuckets(board, true);
-      buckets = bucketsOf(await query(latest.sql, latest.params));
+      buckets = bucketsOf(await run(latest.sql, latest.params));
       const read: KnownLayout = { layout, buckets, readAt: Date.now() };
       afterCommit(manager, () => this.keep(key, read));
     }
@@ -165,7 +165,7 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
         buckets,
         moved: (at, delta) => moved.push([at, delta]),
       }),
-      query,
+      run,
     );
     // The counts kept move once the moves are stored (a rolled-back batch moved nothing). A head
     // made here is a new layout, which the next batch reads.
@@ -246,7 +246,8 @@ export class DirectBoardTotalsStore extends BoardTotalsStore {
     addressKeys: readonly string[],
     moreColumns = '',
   ): Promise<Array<Record<string, unknown>>> {
-    return manager.query(
+    return query(
+      manager,
       `SELECT ${ENTRY_COLUMNS}${moreColumns} FROM ${this.dialect.byPrimaryKey('board_entries')}
        WHERE space_id = ? AND sprint_id = ? AND address_key IN (${addressKeys.map(() => '?').join(', ')})
        ${this.dialect.lockRows('update')}`,

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { asNumber } from '../../storage/schema/numeric.transformer';
+import { KEY_COLUMN } from '../../storage/schema/key-column';
 
 /**
  * The ledger: one row per accepted points record, keyed by the sender's unique key. A WITHOUT
@@ -13,13 +14,13 @@ import { asNumber } from '../../storage/schema/numeric.transformer';
 @Index('ix_points_events_space_day', { synchronize: false })
 @Index('ix_points_events_address', ['spaceId', 'addressKey', 'occurredAt'])
 export class PointsEventEntity {
-  @PrimaryColumn({ name: 'event_key', type: 'varchar', length: 191 })
+  @PrimaryColumn({ name: 'event_key', type: 'varchar', length: 191, ...KEY_COLUMN })
   key!: string;
 
   @Column({ name: 'space_id', type: 'integer' })
   spaceId!: number;
 
-  @Column({ name: 'address_key', type: 'varchar', length: 128 })
+  @Column({ name: 'address_key', type: 'varchar', length: 128, ...KEY_COLUMN })
   addressKey!: string;
 
   @Column({ type: 'integer' })

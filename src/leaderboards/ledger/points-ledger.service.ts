@@ -8,7 +8,7 @@ import { ProfilesService } from '../../profiles/profiles.service';
 import type { SprintEntity } from '../../spaces/sprint.entity';
 import { SpacesService } from '../../spaces/spaces.service';
 import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
+import { InjectSqlDialect } from '../../storage/sql-dialect.provider';
 import { insertRows } from '../../storage/insert-rows';
 import { BoardTotalsStore } from './board-totals.store';
 import { PointsEventEntity } from './points-event.entity';
@@ -21,6 +21,7 @@ import {
 import { ALL_TIME_SPRINT_ID } from '../ranking/ranking';
 import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
 import { rebuildBuckets, runAsync } from '../rank-buckets/rank-buckets';
+import { query } from '../../storage/statements';
 
 interface LedgerEvent {
   key: string;
@@ -184,7 +185,8 @@ export class PointsLedgerService {
     const from = at
       ? ` AND occurred_at ${past}= ? AND (occurred_at ${past} ? OR event_key ${past} ?)`
       : '';
-    const rows: Array<Record<string, unknown>> = await this.events.query(
+    const rows: Array<Record<string, unknown>> = await query(
+      this.events.manager,
       `SELECT event_key AS eventKey, points, occurred_at AS occurredAt, reason
        FROM ${this.dialect.withIndex('points_events', 'ix_points_events_address')}
        WHERE space_id = ? AND address_key = ?${from}
@@ -251,27 +253,29 @@ export class PointsLedgerService {
   async rebuildSprintBoard(manager: EntityManager, sprint: SprintEntity): Promise<void> {
     this.totalsStore.forget(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
     const board = [sprint.spaceId, sprint.id];
-    await manager.query('DELETE FROM board_entries WHERE space_id = ? AND sprint_id = ?', board);
+    await query(manager, 'DELETE FROM board_entries WHERE space_id = ? AND sprint_id = ?', board);
     const { where, params } = this.dialect.ledgerWindow(
       sprint.spaceId,
       sprint.startTime,
       sprint.endTime,
     );
-    await manager.query(
+    await query(
+      manager,
       `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
        SELECT space_id, ?, address_key, SUM(points), MAX(occurred_at) FROM points_events
        WHERE ${where}
        GROUP BY space_id, address_key`,
       [sprint.id, ...params],
     );
-    const [row]: Array<Record<string, unknown>> = await manager.query(
+    const [row]: Array<Record<string, unknown>> = await query(
+      manager,
       'SELECT COUNT(*) AS entries FROM board_entries WHERE space_id = ? AND sprint_id = ? AND points > 0',
       board,
     );
     await this.writeEntryCount(manager, sprint.spaceId, sprint.id, 'set', num(row.entries));
     await runAsync(
       rebuildBuckets(this.buckets, { spaceId: sprint.spaceId, sprintId: sprint.id }),
-      (sql, params) => manager.query(sql, params),
+      (sql, params) => query(manager, sql, params),
     );
     await appendBoardReset(manager, { spaceId: sprint.spaceId, sprintId: sprint.id });
   }
@@ -282,7 +286,8 @@ export class PointsLedgerService {
   ): Promise<Map<string, LedgerEvent>> {
     const stored = new Map<string, LedgerEvent>();
     for (const part of chunk(keys, IN_CHUNK)) {
-      const rows: Array<Record<string, unknown>> = await manager.query(
+      const rows: Array<Record<string, unknown>> = await query(
+        manager,
         `SELECT event_key AS eventKey, space_id AS spaceId, address_key AS addressKey, points, occurred_at AS occurredAt, reason
          FROM points_events WHERE event_key IN (${part.map(() => '?').join(', ')})`,
         part,
@@ -430,7 +435,8 @@ export class PointsLedgerService {
     manager: EntityManager,
     board: { spaceId: number; sprintId: number },
   ): Promise<number> {
-    const [row]: Array<Record<string, unknown>> = await manager.query(
+    const [row]: Array<Record<string, unknown>> = await query(
+      manager,
       'SELECT entry_count AS entryCount FROM boards WHERE space_id = ? AND sprint_id = ?',
       [board.spaceId, board.sprintId],
     );
@@ -473,7 +479,8 @@ export class PointsLedgerService {
     how: 'set' | 'add',
     value: number,
   ): Promise<unknown> {
-    return manager.query(
+    return query(
+      manager,
       this.dialect.upsert(
         'boards',
         ['space_id', 'sprint_id', 'entry_count'],

@@ -3,6 +3,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { BoardRef } from '../ranking/ranking';
 import type { RankBucketSql } from './rank-bucket-sql';
 import { runAsync, tidy, untidyBuckets } from './rank-buckets';
+import { query } from '../../storage/statements';
 
 /** Splits one pass makes at most: it holds the board's writers up meanwhile. */
 const SPLITS_PER_PASS = 32;
@@ -57,15 +58,15 @@ export class RankBucketTidier {
     await runner.connect();
     try {
       await runner.startTransaction('READ COMMITTED');
-      const query = (sql: string, params: unknown[]) => runner.query(sql, params);
-      const [held] = (await query(
+      const run = (sql: string, params: unknown[]) => query(runner, sql, params);
+      const [held] = (await run(
         'SELECT entry_count FROM boards WHERE space_id = ? AND sprint_id = ? FOR UPDATE',
         [board.spaceId, board.sprintId],
       )) as unknown[];
       let splits = 0;
       if (held) {
-        const untidy = await runAsync(untidyBuckets(this.sql, board), query);
-        splits = await runAsync(tidy(this.sql, board, untidy, SPLITS_PER_PASS), query);
+        const untidy = await runAsync(untidyBuckets(this.sql, board), run);
+        splits = await runAsync(tidy(this.sql, board, untidy, SPLITS_PER_PASS), run);
       }
       await runner.commitTransaction();
       return splits;

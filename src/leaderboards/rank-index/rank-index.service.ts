@@ -7,9 +7,10 @@ import type {
 } from '../../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
 import { notifyObserver } from '../../options/notify-observer';
-import { dialectOf, SqlDialect } from '../../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
+import type { SqlDialect } from '../../storage/dialect/sql-dialect';
+import { InjectSqlDialect } from '../../storage/sql-dialect.provider';
 import { readOrderedRows } from '../../storage/ordered-rows';
+import { parallelBoardRead } from '../../storage/parallel-board-read';
 import { ReadReplicas } from '../../storage/replica/read-replicas';
 import { BoardTotalsStore } from '../ledger/board-totals.store';
 import { BoardSql, boardSql, keysetPageParams, splitParams } from '../read/board-sql';
@@ -17,12 +18,11 @@ import { SqlBoardReader } from '../read/sql-board-reader';
 import type { BoardRef } from '../ranking/ranking';
 import { BoardChange, BoardChangeConsumer, BoardChangeFeed } from '../changes/board-change-feed';
 import { BoardIndex } from './board-index';
-import { readBoardInWorker } from './sqlite-board-worker';
 
 export const DEFAULT_MAX_ENTRIES = 5_000_000;
 /** Rows per statement where a board loads in keyset chunks (see readOrderedRows). */
 const LOAD_CHUNK = 50_000;
-/** SQLite boards from this size are read by worker threads (smaller: not worth a thread). */
+/** Boards from this size are read by worker threads where the database offers them. */
 const WORKER_FROM = LOAD_CHUNK;
 /** After a failed load, or for a board too large to hold, SQL serves it this long before a retry. */
 const RETRY_AFTER_MS = 30_000;
@@ -258,10 +258,11 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
   }
 
   /**
-   * SQLite with a database file, a board of WORKER_FROM entries or more, and no other board being
-   * read so: the board read and decoded in worker threads, its entries placed here as they arrive
-   * (see readBoardInWorker). False, having read nothing, where that does not apply; rejects when a
-   * worker fails (the caller then reads on the main connection, into a fresh index).
+   * A database that offers whole-board reads in worker threads (a SQLite file), a board of
+   * WORKER_FROM entries or more, and no other board being read so: the board read and decoded in
+   * worker threads, its entries placed here as they arrive (see parallelBoardRead). False, having
+   * read nothing, where that does not apply; rejects when a worker fails (the caller then reads on
+   * the main connection, into a fresh index).
    */
   private async readBoardInWorker(
     state: BoardState,
@@ -269,15 +270,13 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     expected: number,
   ): Promise<boolean> {
     if (expected < WORKER_FROM || this.workerReads > 0 || this.workersFailed) return false;
-    if (dialectOf(this.dataSource).kind !== 'sqlite') return false;
-    const file = (this.dataSource.options as { database?: unknown }).database;
-    if (typeof file !== 'string' || file === '' || file === ':memory:') return false;
+    const read = parallelBoardRead(this.dataSource);
+    if (!read) return false;
     const { board } = state;
     const sql = this.sql;
     this.workerReads++;
     try {
-      await readBoardInWorker(
-        file,
+      await read(
         {
           whole: sql.wholeBoard,
           before: sql.boardBefore,
@@ -317,9 +316,8 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
     const { board } = state;
     const sql = this.sql;
     const replica = this.replicas.enabled ? await this.replicas.connectionAtPrimary() : undefined;
-    return readOrderedRows(
-      this.dataSource,
-      {
+    return readOrderedRows(this.dataSource, {
+      query: {
         whole: { sql: sql.wholeBoard, params: [board.spaceId, board.sprintId] },
         first: (limit) => ({
           sql: sql.offsetPage,
@@ -338,12 +336,12 @@ export class RankIndexService implements BoardChangeConsumer, OnApplicationShutd
           ),
         }),
       },
-      ([addressKey, points, reachedAt]) =>
+      row: ([addressKey, points, reachedAt]) =>
         row(String(addressKey), Number(points), Number(reachedAt)),
-      () => !this.closed && this.boards.get(state.key) === state,
-      LOAD_CHUNK,
+      stillWanted: () => !this.closed && this.boards.get(state.key) === state,
+      chunkRows: LOAD_CHUNK,
       replica,
-    );
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { chunk, num, SqlDialect } from '../../storage/dialect/sql-dialect';
 import { ReadReplicas } from '../../storage/replica/read-replicas';
-import { InjectSqlDialect } from '../../storage/dialect/sql-dialect.provider';
+import { InjectSqlDialect } from '../../storage/sql-dialect.provider';
 import { BoardTotalsStore } from '../ledger/board-totals.store';
 import { BoardPage, BoardReader, RankedEntry, rankEntries } from './board-reader';
 import type { PageRequest } from '../paging/page-request';

@@ -2,19 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, SQLITE_PAGE_SIZE } from './data-source-options';
+import { SQLITE_PAGE_SIZE } from '../sqlite/sqlite-connection';
+import { dataSourceOptions } from './data-source-options';
 
 /** The connection settings alone: no entity or migration is needed to read them back. */
 const NO_TABLES = { entities: [], migrations: [] };
 
-describe('buildDataSourceOptions (SQLite file)', () => {
+describe('dataSourceOptions (SQLite file)', () => {
   let dir: string;
   let source: DataSource;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'data-source-options-'));
     source = await new DataSource(
-      buildDataSourceOptions({ kind: 'sqlite', file: join(dir, 'db.sqlite') }, NO_TABLES),
+      await dataSourceOptions({ kind: 'sqlite', file: join(dir, 'db.sqlite') }, NO_TABLES),
     ).initialize();
   });
 
@@ -50,7 +51,7 @@ describe('buildDataSourceOptions (SQLite file)', () => {
   });
 });
 
-describe('buildDataSourceOptions (an existing SQLite file)', () => {
+describe('dataSourceOptions (an existing SQLite file)', () => {
   it('opens a database of 4 KiB pages as it is, its rows and page size kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'data-source-options-old-'));
     const file = join(dir, 'old.sqlite');
@@ -68,7 +69,7 @@ describe('buildDataSourceOptions (an existing SQLite file)', () => {
       await old.destroy();
 
       const reopened = await new DataSource(
-        buildDataSourceOptions({ kind: 'sqlite', file }, NO_TABLES),
+        await dataSourceOptions({ kind: 'sqlite', file }, NO_TABLES),
       ).initialize();
       try {
         const [size]: Array<{ page_size: number }> = await reopened.query('PRAGMA page_size');

@@ -145,9 +145,69 @@ describe('parseDatabaseUrl', () => {
     );
   });
 
+  describe('postgres and postgresql', () => {
+    it('reads user, password, host, port and database', () => {
+      expect(parseDatabaseUrl('postgres://loyal:s3cret@db.example.com:5433/loyalty', CWD)).toEqual({
+        kind: 'postgres',
+        host: 'db.example.com',
+        port: 5433,
+        username: 'loyal',
+        password: 's3cret',
+        database: 'loyalty',
+      });
+      expect(parseDatabaseUrl('postgresql://loyal@10.0.0.5/points', CWD)).toMatchObject({
+        kind: 'postgres',
+        host: '10.0.0.5',
+        port: 5432,
+        database: 'points',
+      });
+    });
+
+    it('defaults the port to 5432 and the user to postgres, and decodes percent-encoding', () => {
+      expect(parseDatabaseUrl('postgres://db/my%20db', CWD)).toEqual({
+        kind: 'postgres',
+        host: 'db',
+        port: 5432,
+        username: 'postgres',
+        password: '',
+        database: 'my db',
+      });
+    });
+
+    it('reads sslmode as libpq spells it, and refuses other parameters and modes', () => {
+      expect(parseDatabaseUrl('postgres://db/x?sslmode=require', CWD)).toMatchObject({
+        tls: 'require',
+      });
+      expect(parseDatabaseUrl('postgres://db/x?sslmode=verify-full', CWD)).toMatchObject({
+        tls: 'verify-full',
+      });
+      expect(errorOf(() => parseDatabaseUrl('postgres://db/x?sslmode=prefer', CWD)).message).toBe(
+        'DATABASE_URL: sslmode must be one of disable, require, verify-full (got "prefer")',
+      );
+      expect(errorOf(() => parseDatabaseUrl('postgres://db/x?schema=app', CWD)).message).toBe(
+        'DATABASE_URL: unknown parameter "schema"; only sslmode is read',
+      );
+    });
+
+    it.each(['postgres://u:p@db:5432', 'postgres://u:p@db/', 'postgresql:///x'])(
+      'refuses %s: the database or the server is missing',
+      (url) => {
+        expect(errorOf(() => parseDatabaseUrl(url, CWD)).message).toMatch(
+          /^DATABASE_URL: the (database name|server) is missing/,
+        );
+      },
+    );
+
+    it('does not reveal the password in the error for an unreadable URL', () => {
+      const error = errorOf(() => parseDatabaseUrl('postgres://admin:TopSecret99@db:99999/x', CWD));
+      expect(error.message).toMatch(/^DATABASE_URL: cannot read/);
+      expect(error.message).not.toContain('TopSecret99');
+    });
+  });
+
   describe('unsupported and garbage', () => {
     it.each([
-      'postgres://u:p@db:5432/x',
+      'oracle://u:p@db:1521/x',
       'http://db/x',
       'file:///tmp/x.sqlite',
       'redis://localhost:6379/0',
@@ -174,7 +234,7 @@ describe('parseDatabaseUrl', () => {
     });
 
     it('does not reveal the password for an unsupported scheme', () => {
-      const error = errorOf(() => parseDatabaseUrl('postgres://admin:TopSecret99@db/loyalty', CWD));
+      const error = errorOf(() => parseDatabaseUrl('oracle://admin:TopSecret99@db/loyalty', CWD));
       expect(error.message).not.toContain('TopSecret99');
     });
   });

@@ -1,8 +1,13 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { identifyServer, knownServerFlavor, ServerFlavor } from './server-flavor';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
-/** Which engine a dialect speaks: for storage's own code (migrations, drivers) only. */
-export type DialectKind = 'sqlite' | 'mysql';
+/** Which database engine a dialect speaks: for storage's own code only (a lint rule keeps it so). */
+export type DatabaseEngineName = 'sqlite' | 'mysql' | 'postgres';
+
+/** Where a statement runs: a data source (any pooled connection), a manager, or a query runner. */
+export type Queryable = DataSource | EntityManager | QueryRunner;
+
+/** A row as a statement answers it, by output name. */
+export type SqlRow = Record<string, unknown>;
 
 /**
  * How a column is updated on a key conflict: overwritten, added to, kept at the greater, or set to
@@ -10,23 +15,42 @@ export type DialectKind = 'sqlite' | 'mysql';
  */
 export type ConflictUpdate = 'set' | 'add' | 'max' | { priorOf: string };
 
+/** The isolation level of a write transaction, as TypeORM names it. */
+export type WriteIsolation = 'READ COMMITTED' | 'REPEATABLE READ';
+
 /**
- * The SQL differences between the databases the service runs on (better-sqlite3, and mysql2 for
- * MySQL or MariaDB), chosen once per data source. Feature code asks it for syntax, locks and index
- * hints; it never asks which database it is on.
+ * The SQL differences between the databases the module runs on, chosen once per data source (see
+ * dialectOf in storage/dialects.ts). The library writes its statements once, in house SQL (`?`
+ * placeholders, camelCase output names: docs/adr/0004); a dialect runs them, and spells what
+ * differs: upserts, locks, index hints, RETURNING. Feature code asks it for syntax; it never asks
+ * which database it is on.
  */
 export interface SqlDialect {
-  readonly kind: DialectKind;
+  /** For storage's own code (the migrations that reshape one engine's tables) and messages. */
+  readonly engine: DatabaseEngineName;
+  /** The product as messages name it: SQLite, MySQL, MariaDB or PostgreSQL. */
+  readonly product: string;
   /**
-   * Whether writers run at once and lock rows (MySQL/MariaDB). SQLite's single writer holds the
-   * whole database, so its locking reads are plain reads.
+   * Whether writers run at once and lock rows (MySQL/MariaDB, PostgreSQL). SQLite's single writer
+   * holds the whole database, so its locking reads are plain reads.
    */
   readonly rowLocks: boolean;
-  /** Whether an upsert can answer the rows it wrote (`RETURNING`: MariaDB and SQLite). */
+  /** Whether an upsert can answer the rows it wrote (`RETURNING`: all but MySQL). */
   readonly upsertReturning: boolean;
+  /**
+   * The isolation of write transactions where writers run at once: REPEATABLE READ on MySQL and
+   * MariaDB, whose gap locks keep two first writers of one new key apart; READ COMMITTED on
+   * PostgreSQL, where every statement sees what committed before it and a locking read waits for
+   * the row's writer and reads its commit (REPEATABLE READ would fail such a read instead).
+   */
+  readonly writeIsolation: WriteIsolation;
+  /** Runs one statement of house SQL and answers its rows (none for a write without RETURNING). */
+  query<Row = SqlRow>(source: Queryable, sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Runs one write statement of house SQL and answers how many rows it changed. */
+  execute(source: Queryable, sql: string, params?: readonly unknown[]): Promise<number>;
   /** INSERT that skips rows whose key already exists. */
   insertIgnore(table: string, columns: readonly string[], rows: number): string;
-  /** INSERT ... or update the listed columns on a key conflict. */
+  /** INSERT ... or update the listed columns on a conflict of `keyColumns`. */
   upsert(
     table: string,
     columns: readonly string[],
@@ -51,6 +75,14 @@ export interface SqlDialect {
    * time index of this database finds them (see the ledger's migrations).
    */
   ledgerWindow(spaceId: number, start: number, end: number): { where: string; params: number[] };
+  /** DROP INDEX, in this database's words. */
+  dropIndex(table: string, index: string): string;
+  /**
+   * A boolean constant as this database writes it in DDL and statements: 0 and 1 where BOOLEAN is
+   * an integer (SQLite, MySQL: TypeORM compares the column default as such), TRUE and FALSE on
+   * PostgreSQL.
+   */
+  booleanLiteral(value: boolean): string;
 }
 
 function valuesClause(columns: readonly string[], rows: number): string {
@@ -66,9 +98,9 @@ export function insertSql(table: string, columns: readonly string[], rows: numbe
 /**
  * The `column = value` list of an upsert, in the spelling of one dialect. Copies of prior values
  * come first: MySQL assigns left to right, each assignment seeing the ones before it, while SQLite
- * reads every value as the row was.
+ * and PostgreSQL read every value as the row was.
  */
-function conflictAssignments(
+export function conflictAssignments(
   updates: Readonly<Record<string, ConflictUpdate>>,
   spell: { current(column: string): string; incoming(column: string): string; greater: string },
 ): string {
@@ -90,110 +122,6 @@ function conflictAssignments(
     .join(', ');
 }
 
-/** The day buckets of SQLite's ledger time index (migration 1764200000000). */
-const LEDGER_DAY_MS = 86_400_000;
-
-/**
- * SQLite's dialect, for code that only ever runs on SQLite and holds a native connection rather
- * than a data source (the board backlog's writer).
- */
-export const SQLITE: SqlDialect = {
-  kind: 'sqlite',
-  rowLocks: false,
-  upsertReturning: true,
-  insertIgnore: (table, columns, rows) =>
-    `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
-  upsert: (table, columns, keyColumns, updates, rows) => {
-    const assignments = conflictAssignments(updates, {
-      current: (column) => `${table}.${column}`,
-      incoming: (column) => `excluded.${column}`,
-      greater: 'MAX',
-    });
-    return `${insertSql(table, columns, rows)} ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${assignments}`;
-  },
-  withIndex: (table, index) => `${table} INDEXED BY ${index}`,
-  untimed: (select) => select,
-  // The primary key's own index, whether the table has rowids or not.
-  byPrimaryKey: (table) => `${table} INDEXED BY sqlite_autoindex_${table}_1`,
-  lockRows: () => '',
-  /**
-   * SQLite's time index holds days: the condition names the days the window spans, which the
-   * index finds, then the exact window. Integer division truncates toward 0 as Math.trunc does,
-   * and the ledger holds whole milliseconds only.
-   */
-  ledgerWindow: (spaceId, start, end) => ({
-    where: `space_id = ? AND occurred_at / ${LEDGER_DAY_MS} BETWEEN ? AND ?
-       AND occurred_at >= ? AND occurred_at < ?`,
-    params: [
-      spaceId,
-      Math.trunc(start / LEDGER_DAY_MS),
-      Math.trunc((end - 1) / LEDGER_DAY_MS),
-      start,
-      end,
-    ],
-  }),
-};
-
-function mysqlDialect(flavor: ServerFlavor): SqlDialect {
-  const upsertReturning = flavor === 'mariadb';
-  return {
-    kind: 'mysql',
-    rowLocks: true,
-    upsertReturning,
-    insertIgnore: (table, columns, rows) =>
-      `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES ${valuesClause(columns, rows)}`,
-    upsert: (table, columns, _keyColumns, updates, rows) => {
-      const assignments = conflictAssignments(updates, {
-        current: (column) => column,
-        incoming: (column) => `VALUES(${column})`,
-        greater: 'GREATEST',
-      });
-      return `${insertSql(table, columns, rows)} ON DUPLICATE KEY UPDATE ${assignments}`;
-    },
-    withIndex: (table, index) => `${table} FORCE INDEX (${index})`,
-    byPrimaryKey: (table) => `${table} FORCE INDEX (PRIMARY)`,
-    untimed: (select) =>
-      flavor === 'mariadb'
-        ? `SET STATEMENT max_statement_time = 0 FOR ${select}`
-        : select.replace(/^SELECT\b/, 'SELECT /*+ MAX_EXECUTION_TIME(0) */'),
-    lockRows: (mode) => (mode === 'share' ? ' LOCK IN SHARE MODE' : ' FOR UPDATE'),
-    ledgerWindow: (spaceId, start, end) => ({
-      where: 'space_id = ? AND occurred_at >= ? AND occurred_at < ?',
-      params: [spaceId, start, end],
-    }),
-  };
-}
-
-const MYSQL = mysqlDialect('mysql');
-const MARIADB = mysqlDialect('mariadb');
-
-/** The dialect of a MySQL-protocol server of this flavour. */
-export function dialectOfServer(flavor: ServerFlavor): SqlDialect {
-  return flavor === 'mariadb' ? MARIADB : MYSQL;
-}
-
-const isSqlite = (dataSource: DataSource) => dataSource.options.type === 'better-sqlite3';
-
-/**
- * The dialect of a data source (or of the data source under a manager), as far as known without
- * asking: a MySQL-protocol server not yet identified gets MySQL's, which MariaDB speaks too
- * (without RETURNING). The injected dialect is {@link resolveDialect}'s.
- */
-export function dialectOf(source: DataSource | EntityManager): SqlDialect {
-  const connection = 'connection' in source ? source.connection : source;
-  if (isSqlite(connection)) return SQLITE;
-  return dialectOfServer(knownServerFlavor(connection) ?? 'mysql');
-}
-
-/**
- * The dialect of the server a data source is connected to, asking it which it is: by the server,
- * never by the data source's `type`, which says `mysql` for MariaDB as often as not.
- */
-export async function resolveDialect(dataSource: DataSource): Promise<SqlDialect> {
-  if (isSqlite(dataSource)) return SQLITE;
-  return dialectOfServer((await identifyServer(dataSource)).flavor);
-}
-
 /** Splits rows into chunks small enough for one statement on every database. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
@@ -201,19 +129,23 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   return chunks;
 }
 
-/** mysql2 gives BIGINT and COUNT(*) as strings; both databases give numbers elsewhere. */
+/**
+ * A number read from a driver: mysql2 gives DECIMAL sums (and BIGINT past 2^53) as text, and
+ * every driver gives numbers elsewhere.
+ */
 export function num(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);
 }
 
-/** Runs a write statement inside the manager's transaction and answers the rows it changed. */
-export async function execute(
-  manager: EntityManager,
-  sql: string,
-  parameters: unknown[],
-): Promise<number> {
-  const runner = manager.queryRunner;
-  if (!runner) throw new Error('execute() needs a transactional EntityManager');
-  const result = await runner.query(sql, parameters, true);
-  return result.affected ?? 0;
+/** The data source a statement's source belongs to. */
+export function dataSourceOf(source: Queryable): DataSource {
+  return 'connection' in source ? source.connection : source;
+}
+
+/** The query runner a statement must run on (a transaction's), if the source is bound to one. */
+export function queryRunnerOf(source: Queryable): QueryRunner | undefined {
+  // By shape: a host may load a second copy of TypeORM, whose classes `instanceof` would miss.
+  if ('createQueryRunner' in source) return undefined;
+  if ('connect' in source) return source;
+  return source.queryRunner ?? undefined;
 }

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { TableMigration } from '../schema/table-migration';
+import { TableMigration } from './table-migration';
 
 /**
  * The first schema. Written as SQL for each database because the rank index needs a descending

@@ -1,6 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect/sql-dialect';
-import { TableMigration } from '../schema/table-migration';
+import { TableMigration } from './table-migration';
 
 /**
  * board_changes: the sequence of board writes that every instance tails to keep its rank indexes
@@ -12,11 +11,10 @@ export class BoardChanges1764000000000 extends TableMigration {
   protected readonly creates = ['board_changes'];
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const { key, tableOptions } = await this.prepare(queryRunner);
-    const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
+    const { key, tableOptions, sequenceKey } = await this.prepare(queryRunner);
     await queryRunner.query(
       `CREATE TABLE board_changes (
-        seq ${mysql ? 'BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY' : 'INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL'},
+        seq ${sequenceKey},
         space_id INTEGER NOT NULL,
         sprint_id INTEGER NOT NULL,
         address_key ${key(128)} NULL,

@@ -1,5 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect/sql-dialect';
+import type { QueryRunner } from 'typeorm';
+import { OneEngineMigration } from './one-engine-migration';
 
 /** The two tables every points record writes, as the initial schema made them on SQLite. */
 const TABLES = {
@@ -34,18 +34,18 @@ const TABLES = {
  * writes one B-tree, not two (InnoDB already works this way). The tables are copied in key order;
  * run it in a transaction, or a failure between DROP and RENAME leaves `*_rebuilt` tables.
  */
-export class SqliteClusteredLedger1764100000000 implements MigrationInterface {
+export class SqliteClusteredLedger1764100000000 extends OneEngineMigration {
   name = 'SqliteClusteredLedger1764100000000';
+  protected readonly engine = 'sqlite';
+  protected readonly purpose = 'makes the ledger and board entries WITHOUT ROWID tables';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    if (dialectOf(queryRunner.connection).kind !== 'sqlite') return;
+  protected async reshape(queryRunner: QueryRunner): Promise<void> {
     for (const [name, table] of Object.entries(TABLES)) {
       await rebuild(queryRunner, name, table, ' WITHOUT ROWID');
     }
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    if (dialectOf(queryRunner.connection).kind !== 'sqlite') return;
+  protected async undo(queryRunner: QueryRunner): Promise<void> {
     for (const [name, table] of Object.entries(TABLES)) {
       await rebuild(queryRunner, name, table, '');
     }

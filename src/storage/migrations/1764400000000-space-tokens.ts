@@ -1,5 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect/sql-dialect';
+import type { SqlDialect } from '../dialect/sql-dialect';
+import { dialectOf } from '../engines';
 
 /** One schema change of this migration: what it adds, and how to add and drop it. */
 interface Step {
@@ -7,14 +8,19 @@ interface Step {
   /** A column (or, with `index`, an index) the step adds. */
   name: string;
   index?: true;
-  add: string;
-  drop: (mysql: boolean) => string;
+  add: (dialect: SqlDialect) => string;
+  drop: (dialect: SqlDialect) => string;
 }
 
-const column = (table: string, name: string, definition: string): Step => ({
+const column = (
+  table: string,
+  name: string,
+  definition: string | ((dialect: SqlDialect) => string),
+): Step => ({
   table,
   name,
-  add: `ALTER TABLE ${table} ADD COLUMN ${name} ${definition}`,
+  add: (dialect) =>
+    `ALTER TABLE ${table} ADD COLUMN ${name} ${typeof definition === 'string' ? definition : definition(dialect)}`,
   drop: () => `ALTER TABLE ${table} DROP COLUMN ${name}`,
 });
 
@@ -27,13 +33,14 @@ const STEPS: readonly Step[] = [
     table: 'access_tokens',
     name: 'ix_access_tokens_space',
     index: true,
-    add: 'CREATE INDEX ix_access_tokens_space ON access_tokens (space_id)',
-    drop: (mysql) =>
-      mysql
-        ? 'DROP INDEX ix_access_tokens_space ON access_tokens'
-        : 'DROP INDEX ix_access_tokens_space',
+    add: () => 'CREATE INDEX ix_access_tokens_space ON access_tokens (space_id)',
+    drop: (dialect) => dialect.dropIndex('access_tokens', 'ix_access_tokens_space'),
   },
-  column('spaces', 'is_private', 'BOOLEAN NOT NULL DEFAULT 0'),
+  column(
+    'spaces',
+    'is_private',
+    (dialect) => `BOOLEAN NOT NULL DEFAULT ${dialect.booleanLiteral(false)}`,
+  ),
 ];
 
 /**
@@ -51,18 +58,19 @@ export class SpaceTokens1764400000000 implements MigrationInterface {
   name = 'SpaceTokens1764400000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    const dialect = dialectOf(queryRunner);
     const present = await presentIn(queryRunner);
     for (const step of STEPS) {
-      if (!present.has(key(step))) await queryRunner.query(step.add);
+      if (!present.has(key(step))) await queryRunner.query(step.add(dialect));
     }
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
+    const dialect = dialectOf(queryRunner);
     const present = await presentIn(queryRunner);
     // Reverse order: SQLite drops no indexed column, so the index goes before space_id.
     for (const step of [...STEPS].reverse()) {
-      if (present.has(key(step))) await queryRunner.query(step.drop(mysql));
+      if (present.has(key(step))) await queryRunner.query(step.drop(dialect));
     }
   }
 }
@@ -72,31 +80,15 @@ const key = (step: Pick<Step, 'table' | 'name' | 'index'>) =>
 
 /** Which of the steps' columns and indexes exist now, read from the database's own catalogue. */
 async function presentIn(queryRunner: QueryRunner): Promise<Set<string>> {
-  const mysql = dialectOf(queryRunner.connection).kind === 'mysql';
   const present = new Set<string>();
-  for (const table of [...new Set(STEPS.map((step) => step.table))]) {
-    const columns = await namesOf(
-      queryRunner,
-      mysql
-        ? 'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?'
-        : 'SELECT name FROM pragma_table_info(?)',
-      [table],
-    );
-    const indexes = await namesOf(
-      queryRunner,
-      mysql
-        ? 'SELECT DISTINCT index_name AS name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ?'
-        : 'SELECT name FROM pragma_index_list(?)',
-      [table],
-    );
-    for (const name of columns) present.add(key({ table, name }));
-    for (const name of indexes) present.add(key({ table, name, index: true }));
+  for (const name of [...new Set(STEPS.map((step) => step.table))]) {
+    const table = await queryRunner.getTable(name);
+    // Lower-cased: MySQL may answer in capitals.
+    for (const column of table?.columns ?? [])
+      present.add(key({ table: name, name: column.name.toLowerCase() }));
+    for (const index of table?.indices ?? [])
+      if (index.name)
+        present.add(key({ table: name, name: index.name.toLowerCase(), index: true }));
   }
   return present;
-}
-
-/** The `name` column of a catalogue query's rows, lower-cased (MySQL may answer in capitals). */
-async function namesOf(queryRunner: QueryRunner, sql: string, parameters: unknown[]) {
-  const rows = (await queryRunner.query(sql, parameters)) as Array<{ name: unknown }>;
-  return rows.map((row) => String(row.name).toLowerCase());
 }

@@ -1,12 +1,13 @@
 import type { QueryRunner } from 'typeorm';
-import { TableMigration } from '../schema/table-migration';
+import { TableMigration } from './table-migration';
 
 /**
  * board_rank_buckets: per board, an order-statistic layer over board_entries in SQL (see
  * src/leaderboards/rank-buckets). Each row is a bucket: a lower bound in rank order (points,
  * reached_at, address_key; the head bucket's bound precedes every entry) and how many entries of
  * the board (points > 0) lie from it up to the next bucket's bound. The primary key is in rank
- * order, so the buckets before a key are an index range. A board without rows is one implicit
+ * order (ascending on PostgreSQL, whose primary keys cannot be descending: the few buckets of a
+ * board are then sorted), so the buckets before a key are an index range. A board without rows is one implicit
  * bucket: readers count ahead as before, and the first write builds its head bucket.
  *
  * boards.bucket_layout counts the changes of a board's bucket bounds (a split, a drop, the head
@@ -23,8 +24,7 @@ export class BoardRankBuckets1764500000000 extends TableMigration {
   protected readonly creates = ['board_rank_buckets'];
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const { key, tableOptions } = await this.prepare(queryRunner);
-    const sqlite = queryRunner.connection.options.type === 'better-sqlite3';
+    const { key, tableOptions, primaryKey, clustered } = await this.prepare(queryRunner);
     await queryRunner.query(
       `CREATE TABLE board_rank_buckets (
         space_id INTEGER NOT NULL,
@@ -33,7 +33,7 @@ export class BoardRankBuckets1764500000000 extends TableMigration {
         reached_at BIGINT NOT NULL,
         address_key ${key(128)} NOT NULL,
         entry_count INTEGER NOT NULL,
-        PRIMARY KEY (space_id, sprint_id, points DESC, reached_at, address_key))${tableOptions}${sqlite ? ' WITHOUT ROWID' : ''}`,
+        PRIMARY KEY (${primaryKey('space_id, sprint_id, points DESC, reached_at, address_key')}))${tableOptions}${clustered}`,
     );
     await queryRunner.query(
       'ALTER TABLE boards ADD COLUMN bucket_layout INTEGER NOT NULL DEFAULT 0',

@@ -1,12 +1,12 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect/sql-dialect';
+import { dialectOf } from '../engines';
 
 const ALIAS_INDEX = 'ux_spaces_alias';
 
 /**
  * A space's alias (`spaces.alias`): the second, readable name clients of Galxe's API look a space up
  * by under the `galxe` schema profile. NULL for every space before this, and for any without one;
- * unique among those that have one (both databases let a unique index hold many NULLs).
+ * unique among those that have one (every database lets a unique index hold many NULLs).
  */
 export class SpaceAlias1764700000000 implements MigrationInterface {
   name = 'SpaceAlias1764700000000';
@@ -22,11 +22,7 @@ export class SpaceAlias1764700000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     // SQLite drops no indexed column: the index goes first.
     if (await hasAliasIndex(queryRunner))
-      await queryRunner.query(
-        dialectOf(queryRunner.connection).kind === 'mysql'
-          ? `DROP INDEX ${ALIAS_INDEX} ON spaces`
-          : `DROP INDEX ${ALIAS_INDEX}`,
-      );
+      await queryRunner.query(dialectOf(queryRunner).dropIndex('spaces', ALIAS_INDEX));
     if (await queryRunner.hasColumn('spaces', 'alias'))
       await queryRunner.query('ALTER TABLE spaces DROP COLUMN alias');
   }

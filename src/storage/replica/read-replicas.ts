@@ -1,15 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import type {
-  LoyaltyModuleOptions,
-  ReadReplicaOptions,
-} from '../../options/loyalty-module-options.interface';
+import type { LoyaltyModuleOptions } from '../../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
-import { identifyServer } from '../dialect/server-flavor';
+import type { ReplicaConnection, ReplicaDriver, ReplicaPool } from '../engine/replicas';
+import { engineOf } from '../engines';
+import { query } from '../statements';
+
+export type { ReplicaConnection } from '../engine/replicas';
 
 /** How often the primary's position is taken and each replica asked whether it has reached it. */
 const SAMPLE_EVERY_MS = 200;
@@ -29,33 +29,6 @@ const POOL_QUEUE_LIMIT = 50;
 /** Samples a lagging replica is still compared with (the oldest go first). */
 const MAX_PENDING_SAMPLES = 100;
 
-/** A statement streamed on a connection (mysql2's callback API). */
-export interface StreamingConnection {
-  query(options: { sql: string; rowsAsArray: boolean }, parameters: unknown[]): EventEmitter;
-}
-
-/** The connection of a rank-index load on a replica. */
-export interface ReplicaConnection {
-  connection: StreamingConnection;
-  /** Gives the connection back, or drops it when the read failed or was abandoned. */
-  done(failed?: boolean): void;
-}
-
-// The parts of mysql2's callback API used here: mysql2 is an optional peer, so the library's
-// typings do not name it.
-type Callback = (error: Error | null, rows?: unknown) => void;
-interface PoolConnectionLike extends StreamingConnection {
-  query(options: { sql: string; timeout?: number }, parameters: unknown[], done: Callback): void;
-  query(options: { sql: string; rowsAsArray: boolean }, parameters: unknown[]): EventEmitter;
-  release(): void;
-  destroy(): void;
-}
-interface PoolLike {
-  query(options: { sql: string; timeout: number }, parameters: unknown[], done: Callback): void;
-  getConnection(done: (error: Error | null, connection: PoolConnectionLike) => void): void;
-  end(done: () => void): void;
-}
-
 interface Sample {
   /** performance.now() before the primary was asked: its position has every commit before. */
   at: number;
@@ -64,7 +37,7 @@ interface Sample {
 
 interface Replica {
   readonly name: string;
-  readonly pool: PoolLike;
+  readonly pool: ReplicaPool;
   /** The replica has every commit the primary had at this moment (performance.now()); 0: none known. */
   freshAsOf: number;
   /** Samples it has not reached yet, oldest first. */
@@ -75,33 +48,34 @@ interface Replica {
 /** A replica's lag behind the primary as far as known, for metrics. */
 export interface ReplicaLag {
   name: string;
-  /** Undefined while unknown: never seen in step, resting after a failure, or GTIDs off. */
+  /** Undefined while unknown: never seen in step, resting after a failure, or no position on the primary. */
   lagMs?: number;
 }
 
 /**
- * Reads that may go to a MySQL/MariaDB replica (`readReplicas`): leaderboard pages served with SQL
- * and rank-index loads. The primary keeps every other read and every write.
+ * Reads that may go to a replica (`readReplicas`): leaderboard pages served with SQL and
+ * rank-index loads. The primary keeps every other read and every write.
  *
- * Every 200 ms the primary's GTID position is taken, and each replica asked whether it has
- * executed it (MariaDB's MASTER_GTID_WAIT(position, 0), MySQL's GTID_SUBSET over gtid_executed):
+ * Every 200 ms the primary's position is taken (a GTID set on MySQL/MariaDB, a WAL location on
+ * PostgreSQL: see the engine's ReplicaDriver), and each replica asked whether it has applied it:
  * a replica that has is known to hold every commit made before the position was taken. A read
  * goes to a replica only when that moment is later than this instance's latest commit (so an
  * instance never shows a page older than a write it acknowledged) and at most 5 s ago (so no page
  * is older than that either); otherwise to the primary. A replica that fails or takes over 3 s is
- * rested for 5 s. No GTIDs on the primary: replicas are never read.
+ * rested for 5 s. No position on the primary: replicas are never read.
  */
 @Injectable()
 export class ReadReplicas implements OnApplicationShutdown {
   private readonly logger = new Logger(ReadReplicas.name);
   private readonly replicas: Replica[];
+  private readonly driver?: ReplicaDriver;
   private readonly preferred: number;
   private readonly timer?: NodeJS.Timeout;
   /** performance.now() once this instance's latest commit had returned. */
   private lastCommitAt = 0;
   private sampling = false;
   private loads = 0;
-  private warnedNoGtid = false;
+  private warnedNoPosition = false;
   private closed = false;
 
   constructor(
@@ -112,35 +86,21 @@ export class ReadReplicas implements OnApplicationShutdown {
     this.replicas = [];
     this.preferred = 0;
     if (configured.length === 0) return;
-    if (primary.options.type !== 'mysql' && primary.options.type !== 'mariadb') {
-      throw new Error('readReplicas need a MySQL/MariaDB primary');
-    }
-    // mysql2 is an optional peer: loaded only by a host that has replicas (and so MySQL).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mysql2 = require('mysql2') as {
-      createPool(options: Record<string, unknown>): PoolLike;
-    };
-    this.replicas = configured.map((replica: ReadReplicaOptions) => ({
-      name: `${replica.host}:${replica.port ?? 3306}`,
-      pool: mysql2.createPool({
-        host: replica.host,
-        port: replica.port ?? 3306,
-        user: replica.user,
-        password: replica.password,
-        database: replica.database,
-        connectionLimit: POOL_SIZE,
+    const engine = engineOf(primary);
+    if (!engine.replicas)
+      throw new Error(
+        `readReplicas need a database server as the primary, not ${engine.dialect(primary).product}`,
+      );
+    const driver = engine.replicas;
+    this.driver = driver;
+    this.replicas = configured.map((endpoint) => {
+      const pool = driver.pool(endpoint, {
+        size: POOL_SIZE,
         queueLimit: POOL_QUEUE_LIMIT,
-        connectTimeout: QUERY_TIMEOUT_MS,
-        // As the primary's data source (data-source-options.ts).
-        charset: 'utf8mb4',
-        timezone: 'Z',
-        supportBigNumbers: true,
-        bigNumberStrings: false,
-      }),
-      freshAsOf: 0,
-      pending: [],
-      restUntil: 0,
-    }));
+        timeoutMs: QUERY_TIMEOUT_MS,
+      });
+      return { name: pool.name, pool, freshAsOf: 0, pending: [], restUntil: 0 };
+    });
     // Instances start on different replicas, which spreads the load.
     this.preferred = Math.floor(Math.random() * this.replicas.length);
     this.timer = setInterval(() => void this.sample(), SAMPLE_EVERY_MS);
@@ -162,16 +122,12 @@ export class ReadReplicas implements OnApplicationShutdown {
    */
   async query<T = Record<string, unknown>>(sql: string, parameters: unknown[]): Promise<T[]> {
     const replica = this.usable(this.lastCommitAt);
-    if (!replica) return this.primary.query(sql, parameters);
+    if (!replica) return query<T>(this.primary, sql, parameters);
     try {
-      return await new Promise<T[]>((resolve, reject) =>
-        replica.pool.query({ sql, timeout: QUERY_TIMEOUT_MS }, parameters, (error, rows) =>
-          error ? reject(error) : resolve(rows as T[]),
-        ),
-      );
+      return await replica.pool.query<T>(sql, parameters);
     } catch (error) {
       this.rest(replica, error);
-      return this.primary.query(sql, parameters);
+      return query<T>(this.primary, sql, parameters);
     }
   }
 
@@ -198,20 +154,17 @@ export class ReadReplicas implements OnApplicationShutdown {
         replica = this.usable(since);
       }
       const chosen = replica;
-      const connection = await new Promise<PoolConnectionLike>((resolve, reject) =>
-        chosen.pool.getConnection((error, got) => (error ? reject(error) : resolve(got))),
-      ).catch((error: unknown) => {
+      const lent = await chosen.pool.connection().catch((error: unknown) => {
         this.rest(chosen, error);
         return undefined;
       });
-      if (!connection) return undefined;
+      if (!lent) return undefined;
       handedOver = true;
       return {
-        connection,
+        connection: lent.connection,
         done: (failed = false) => {
           this.loads--;
-          if (failed) connection.destroy();
-          else connection.release();
+          lent.done(failed);
         },
       };
     } finally {
@@ -234,9 +187,7 @@ export class ReadReplicas implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await Promise.all(
-      this.replicas.map((replica) => new Promise<void>((resolve) => replica.pool.end(resolve))),
-    );
+    await Promise.all(this.replicas.map((replica) => replica.pool.end().catch(() => undefined)));
   }
 
   /** The replica to read when it holds every commit made before `since` and is fresh enough. */
@@ -263,15 +214,14 @@ export class ReadReplicas implements OnApplicationShutdown {
     this.sampling = true;
     try {
       const at = performance.now();
-      const position = await this.primaryPosition().catch(() => undefined);
+      const driver = this.driver!;
+      const position = await driver.primaryPosition(this.primary).catch(() => undefined);
       // The primary is away: nothing to compare with; replicas age out after 5 s.
       if (position === undefined) return;
       if (position === '') {
-        if (!this.warnedNoGtid) {
-          this.logger.warn(
-            'The primary has no GTID position (binary log or GTIDs off): replicas are not read',
-          );
-          this.warnedNoGtid = true;
+        if (!this.warnedNoPosition) {
+          this.logger.warn(driver.noPosition);
+          this.warnedNoPosition = true;
         }
         return;
       }
@@ -302,17 +252,8 @@ export class ReadReplicas implements OnApplicationShutdown {
     }
   }
 
-  private async reached(replica: Replica, position: string): Promise<boolean> {
-    const mariadb = (await identifyServer(this.primary)).flavor === 'mariadb';
-    const sql = mariadb
-      ? 'SELECT MASTER_GTID_WAIT(?, 0) = 0 AS reached'
-      : 'SELECT GTID_SUBSET(?, @@GLOBAL.gtid_executed) AS reached';
-    const rows = await new Promise<Array<{ reached: number | string }>>((resolve, reject) =>
-      replica.pool.query({ sql, timeout: QUERY_TIMEOUT_MS }, [position], (error, found) =>
-        error ? reject(error) : resolve(found as Array<{ reached: number | string }>),
-      ),
-    );
-    return Number(rows[0]?.reached) === 1;
+  private reached(replica: Replica, position: string): Promise<boolean> {
+    return this.driver!.reached(replica.pool, position);
   }
 
   private rest(replica: Replica, error: unknown): void {
@@ -325,14 +266,5 @@ export class ReadReplicas implements OnApplicationShutdown {
     // Back from a failure it proves again how far it has got (it may have been restored older).
     replica.freshAsOf = 0;
     replica.pending = [];
-  }
-
-  private async primaryPosition(): Promise<string> {
-    const mariadb = (await identifyServer(this.primary)).flavor === 'mariadb';
-    const sql = mariadb
-      ? 'SELECT @@GLOBAL.gtid_binlog_pos AS position'
-      : 'SELECT @@GLOBAL.gtid_executed AS position';
-    const [row] = await this.primary.query<Array<{ position: string | null }>>(sql);
-    return String(row?.position ?? '');
   }
 }

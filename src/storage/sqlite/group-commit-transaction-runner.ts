@@ -7,8 +7,13 @@ import {
   runCommitHooks,
 } from '../transactions/commit-hooks';
 import { backOffOrThrow, newAttempts, retryLimitOf } from '../transactions/retry-policy';
-import { TransactionObserver, TransactionRunner } from '../transactions/transaction-runner';
-import type { WriteLoadHint } from '../transactions/write-load';
+import {
+  PrepareSync,
+  TransactionObserver,
+  TransactionRunner,
+} from '../transactions/transaction-runner';
+import { COMMIT_DELAY_MS, MAX_GROUP, WriteLoadHint } from '../transactions/write-load';
+import { nativeSqlite } from './sqlite-native';
 import { WriterConnection } from './writer-connection';
 
 /**
@@ -18,12 +23,8 @@ import { WriterConnection } from './writer-connection';
  */
 const TAKE_WRITE_LOCK = 'DELETE FROM service_settings WHERE 0';
 
-/** Units of work run together in one transaction, at most. */
-export const MAX_GROUP = 16;
 /** A group takes no further unit once it has run this long; the rest commit in the next one. */
 const GROUP_BUDGET_MS = 200;
-/** How long a group waits at most for the units its load hint expects (see WriteLoadHint). */
-export const COMMIT_DELAY_MS = 20;
 
 const NO_LOAD: WriteLoadHint = { expectedUnits: () => 1, waitedInVain: () => undefined };
 
@@ -76,6 +77,11 @@ export class GroupCommitTransactionRunner
 
   useLoadHint(hint: WriteLoadHint): void {
     this.load = hint;
+  }
+
+  /** The writer connection's better-sqlite3 statements, which run inside its transaction. */
+  override syncStatements(manager: EntityManager): PrepareSync | undefined {
+    return nativeSqlite(manager);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,19 +1,24 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ReadReplicas } from '../replica/read-replicas';
+import type { WriteIsolation } from '../dialect/sql-dialect';
 import { collectCommitHooks, runCommitHooks } from './commit-hooks';
 import { backOffOrThrow, newAttempts } from './retry-policy';
-import { TransactionRunner } from './transaction-runner';
+import { CommitListener, TransactionRunner } from './transaction-runner';
 
-/** One transaction per unit, on a pooled connection (MySQL/MariaDB): units run at once. */
+/**
+ * One transaction per unit, on a pooled connection (database servers): units run at once, each at
+ * the dialect's write isolation (see SqlDialect.writeIsolation), run again whole after a deadlock,
+ * a serialization failure or a duplicate key raced in (see retry-policy.ts).
+ */
 export class PooledTransactionRunner extends TransactionRunner {
   readonly singleWriter = false;
   private readonly logger = new Logger('Transactions');
 
-  /** With replicas: each commit is noted before the unit's caller hears of it. */
+  /** With a listener (read replicas): each commit is noted before the unit's caller hears of it. */
   constructor(
     private readonly dataSource: DataSource,
-    private readonly replicas?: ReadReplicas,
+    private readonly isolation: WriteIsolation,
+    private readonly commits?: CommitListener,
   ) {
     super();
   }
@@ -24,10 +29,8 @@ export class PooledTransactionRunner extends TransactionRunner {
       let hooks: Array<() => void> = [];
       let result: T;
       try {
-        // REPEATABLE READ whatever the server's default, since totals are read under FOR UPDATE
-        // and rewritten, and only its gap locks keep two first deliveries for the same new
-        // address apart.
-        result = await this.dataSource.transaction('REPEATABLE READ', (manager) => {
+        // The dialect's level whatever the server's default (see SqlDialect.writeIsolation).
+        result = await this.dataSource.transaction(this.isolation, (manager) => {
           hooks = collectCommitHooks(manager);
           return work(manager);
         });
@@ -37,7 +40,7 @@ export class PooledTransactionRunner extends TransactionRunner {
       }
       runCommitHooks(this.logger, hooks);
       // Committed: replica reads now wait until they hold it.
-      this.replicas?.noteCommit();
+      this.commits?.noteCommit();
       return result;
     }
   }

@@ -18,6 +18,24 @@ export interface TransactionObserver {
   rolledBack(): void;
 }
 
+/** Hears of each commit before the unit's caller does (see ReadReplicas.noteCommit). */
+export interface CommitListener {
+  noteCommit(): void;
+}
+
+/** A statement prepared once on a single writer's connection, which runs synchronously. */
+export interface SyncStatement {
+  /** `changes`: the rows the statement inserted, updated or deleted. */
+  run(...parameters: unknown[]): { changes: number };
+  get(...parameters: unknown[]): unknown;
+  all(...parameters: unknown[]): unknown[];
+  /** Rows one at a time, as the database steps: for reads too large to hold at once. */
+  iterate(...parameters: unknown[]): IterableIterator<unknown>;
+}
+
+/** Prepares a statement of house SQL on the writer's connection (once per text: keep it fixed). */
+export type PrepareSync = (sql: string) => SyncStatement;
+
 /**
  * Runs write transactions: each unit either commits whole or leaves nothing behind, and a retry
  * re-runs the whole unit, which re-reads what it needs. The storage module provides the runner
@@ -37,4 +55,14 @@ export abstract class TransactionRunner {
 
   /** The load the caller expects (see WriteLoadHint); ignored where units never share commits. */
   abstract useLoadHint(hint: WriteLoadHint): void;
+
+  /**
+   * Where one writer holds the database (SQLite): its connection's statements, run synchronously
+   * inside the transaction of `manager` (one of this runner's). A unit that writes row by row
+   * saves a promise per row with them. Undefined elsewhere.
+   */
+  syncStatements(manager: EntityManager): PrepareSync | undefined {
+    void manager;
+    return undefined;
+  }
 }

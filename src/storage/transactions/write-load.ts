@@ -10,3 +10,8 @@ export interface WriteLoadHint {
   /** A wait for company ran out with this many units come: expect no more than that for a while. */
   waitedInVain(unitsCame: number): void;
 }
+
+/** Units a runner that commits in groups (SQLite's) runs together in one transaction, at most. */
+export const MAX_GROUP = 16;
+/** How long such a group waits at most for the units its load hint expects. */
+export const COMMIT_DELAY_MS = 20;

@@ -5,7 +5,7 @@ import { AdminsService } from '../../dashboard/accounts/admins.service';
 import { AuditService } from '../../dashboard/audit/audit.service';
 import { DASHBOARD_ENTITIES } from '../../dashboard/dashboard.entities';
 import { LoyaltyModule } from '../../../loyalty.module';
-import { resolveHostDataSourceOptions } from '../../config/host-data-source';
+import { hostDataSourceOptions } from '../../config/host-data-source';
 
 /** The command line's host: the database and the module's services, no HTTP and no GraphQL. */
 @Module({})
@@ -16,7 +16,7 @@ export class CliModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: async () => ({
-            ...(await resolveHostDataSourceOptions(config.database, { migrationsRun: false })),
+            ...(await hostDataSourceOptions(config.database, { migrationsRun: false })),
             retryAttempts: 0,
           }),
         }),

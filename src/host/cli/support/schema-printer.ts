@@ -1,3 +1,4 @@
+import { IN_MEMORY_DATABASE_URL, parseDatabaseUrl } from '../../../storage/connection/database-url';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import type { AppConfig } from '../../config/app-config';
@@ -40,7 +41,7 @@ export async function printSchemaOf(config: AppConfig): Promise<string> {
     );
   const { createApp } = await import('../../app.factory');
   const app = await createApp(
-    { ...config, database: { kind: 'sqlite', file: ':memory:' }, migrateOnStart: true },
+    { ...config, database: parseDatabaseUrl(IN_MEMORY_DATABASE_URL), migrateOnStart: true },
     { logger: false },
   );
   try {

@@ -4,13 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { IsNull, Not, Repository } from 'typeorm';
 import { parseDisplayName } from '../../../common/text/display-name';
 import { SqlDialect } from '../../../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../../../storage/dialect/sql-dialect.provider';
+import { InjectSqlDialect } from '../../../storage/sql-dialect.provider';
 import { TransactionRunner } from '../../../storage/transactions/transaction-runner';
 import { InvitationEntity } from './invitation.entity';
 import { AdminSessionEntity } from './admin-session.entity';
 import { AdminEntity } from './admin.entity';
 import { UNKNOWN_USER_HASH, hashPassword, verifyPassword } from './password-hasher';
 import { SpaceMemberEntity } from './space-member.entity';
+import { query } from '../../../storage/statements';
 
 export const MIN_PASSWORD_LENGTH = 12;
 /** Longer passwords are refused before hashing: scrypt time grows with the input. */
@@ -151,7 +152,8 @@ export class AdminsService {
         return (result.affected ?? 0) > 0;
       }
       if (change === 'disable' && account.disabledAt !== null) return false;
-      const operators: Array<{ id: string }> = await manager.query(
+      const operators: Array<{ id: string }> = await query(
+        manager,
         `SELECT id FROM admins WHERE is_operator = ? AND disabled_at IS NULL${this.dialect.lockRows('update')}`,
         [true],
       );

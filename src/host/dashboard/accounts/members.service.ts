@@ -6,7 +6,7 @@ import { ErrorCode } from '../../../common/errors/error-code';
 import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import { parseDisplayName } from '../../../common/text/display-name';
 import { SqlDialect } from '../../../storage/dialect/sql-dialect';
-import { InjectSqlDialect } from '../../../storage/dialect/sql-dialect.provider';
+import { InjectSqlDialect } from '../../../storage/sql-dialect.provider';
 import { TransactionRunner } from '../../../storage/transactions/transaction-runner';
 import { AdminEntity } from './admin.entity';
 import {
@@ -19,6 +19,7 @@ import { hashPassword, verifyPassword } from './password-hasher';
 import { InvitationEntity } from './invitation.entity';
 import { isSpaceRole, SpaceRole, SPACE_ROLES } from './roles';
 import { SpaceMemberEntity } from './space-member.entity';
+import { query } from '../../../storage/statements';
 
 /** An invitation link works this long, once. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -87,14 +88,13 @@ export class MembersService {
     const rows = await this.members
       .createQueryBuilder('m')
       .innerJoin(AdminEntity, 'a', 'a.id = m.account_id')
-      .select([
-        'm.account_id AS accountId',
-        'a.email AS email',
-        'a.name AS name',
-        'm.role AS role',
-        'a.disabled_at AS disabledAt',
-        'm.created_at AS createdAt',
-      ])
+      // By property: TypeORM names the columns and quotes each output name as the database needs.
+      .select('m.accountId', 'accountId')
+      .addSelect('a.email', 'email')
+      .addSelect('a.name', 'name')
+      .addSelect('m.role', 'role')
+      .addSelect('a.disabledAt', 'disabledAt')
+      .addSelect('m.createdAt', 'createdAt')
       .where('m.space_id = :spaceId', { spaceId })
       .orderBy('a.email', 'ASC')
       .getRawMany<{
@@ -294,7 +294,8 @@ export class MembersService {
 
   private async keepAnOwner(manager: EntityManager, spaceId: number): Promise<void> {
     // Locked while counted: two owners demoting each other at once cannot both succeed.
-    const owners: unknown[] = await manager.query(
+    const owners: unknown[] = await query(
+      manager,
       `SELECT account_id FROM space_members WHERE space_id = ? AND role = 'owner'${this.dialect.lockRows('update')}`,
       [spaceId],
     );

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { TableMigration } from '../../../storage/schema/table-migration';
+import { TableMigration } from '../../../storage/migrations/table-migration';
 
 /** Dashboard administrators and their sign-in sessions (our host's, not the module's). */
 export class Dashboard1763800000000 extends TableMigration {

@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
-import { TableMigration } from '../../../storage/schema/table-migration';
+import { dialectOf } from '../../../storage/engines';
+import { TableMigration } from '../../../storage/migrations/table-migration';
 
 /**
  * Many teams on one deployment: accounts get a name, an operator flag and a disabled time;
@@ -12,6 +13,7 @@ export class Teams1764400000001 extends TableMigration {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const { tableOptions: table } = await this.prepare(queryRunner);
+    const dialect = dialectOf(queryRunner);
     for (const statement of [
       `CREATE TABLE space_members (
         space_id INTEGER NOT NULL,
@@ -44,9 +46,9 @@ export class Teams1764400000001 extends TableMigration {
         address VARCHAR(45) NULL)${table}`,
       `CREATE INDEX ix_audit_log_space ON audit_log (space_id, id)`,
       `ALTER TABLE admins ADD COLUMN name VARCHAR(100) NULL`,
-      `ALTER TABLE admins ADD COLUMN is_operator BOOLEAN NOT NULL DEFAULT 0`,
+      `ALTER TABLE admins ADD COLUMN is_operator BOOLEAN NOT NULL DEFAULT ${dialect.booleanLiteral(false)}`,
       `ALTER TABLE admins ADD COLUMN disabled_at BIGINT NULL`,
-      `UPDATE admins SET is_operator = 1`,
+      `UPDATE admins SET is_operator = ${dialect.booleanLiteral(true)}`,
     ]) {
       await queryRunner.query(statement);
     }

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { TableMigration } from '../../../storage/schema/table-migration';
+import { TableMigration } from '../../../storage/migrations/table-migration';
 
 /** The host's shared secrets, first the key that signs the sign-in form's CSRF pairs. */
 export class SignInSecret1764400000002 extends TableMigration {

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { TableMigration } from '../../../storage/schema/table-migration';
+import { TableMigration } from '../../../storage/migrations/table-migration';
 
 /**
  * Points uploads of the dashboard: a file of grants and deductions is read and kept for its

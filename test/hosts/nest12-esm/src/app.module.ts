@@ -15,7 +15,8 @@ import {
   LoyaltyModule,
 } from 'loyalty-leaderboard';
 
-// DB: mysql://user:password@host:3306/database (MySQL 8.0.17+, MariaDB 10.8+) or sqlite:file
+// DB: sqlite:file, mysql://user:password@host:3306/database (MySQL 8.0.17+, MariaDB 10.8+)
+// or postgres://user:password@host:5432/database (PostgreSQL 13+)
 const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
 
 @Module({
@@ -23,7 +24,9 @@ const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
     TypeOrmModule.forRoot({
       ...(db.startsWith('sqlite:')
         ? { type: 'better-sqlite3', database: db.slice('sqlite:'.length), enableWAL: true }
-        : { type: 'mysql', url: db, timezone: 'Z' }), // 'mysql' serves MariaDB too
+        : db.startsWith('postgres')
+          ? { type: 'postgres', url: db }
+          : { type: 'mysql', url: db, timezone: 'Z' }), // 'mysql' serves MariaDB too
       autoLoadEntities: true,
       migrations: LOYALTY_MIGRATIONS, // the schema comes from these, not from synchronize
       migrationsRun: true,

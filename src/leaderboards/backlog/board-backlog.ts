@@ -1,9 +1,9 @@
-import type { NativeStatement, PrepareNative } from '../../storage/sqlite/sqlite-native';
+import type { PrepareSync, SyncStatement } from '../../storage/transactions/transaction-runner';
 import type { BoardChange } from '../changes/board-change-feed';
 import type { EntryState } from '../changes/board-change-log';
 import type { EntryDelta } from '../ledger/board-totals.store';
 import type { BoardRef } from '../ranking/ranking';
-import { SQLITE } from '../../storage/dialect/sql-dialect';
+import type { SqlDialect } from '../../storage/dialect/sql-dialect';
 import { RankBucketSql } from '../rank-buckets/rank-bucket-sql';
 import {
   BucketStep,
@@ -104,7 +104,15 @@ export class BoardBacklog {
   private known?: Stand;
   private pending?: Pending;
 
-  constructor(private readonly limits: BacklogLimits = DEFAULT_BACKLOG_LIMITS) {}
+  /** The rank buckets' statements, in the writer's dialect. */
+  private readonly buckets: RankBucketSql;
+
+  constructor(
+    dialect: SqlDialect,
+    private readonly limits: BacklogLimits = DEFAULT_BACKLOG_LIMITS,
+  ) {
+    this.buckets = new RankBucketSql(dialect);
+  }
 
   /** Dirty entries, across boards. */
   get dirty(): number {
@@ -112,14 +120,14 @@ export class BoardBacklog {
   }
 
   /** The transaction holds the write lock: makes sure the backlog is the database's. */
-  begin(native: PrepareNative): void {
+  begin(native: PrepareSync): void {
     const stand = standOf(native);
     if (stand.seq !== this.known?.seq || stand.folds !== this.known.folds)
       this.reload(native, stand);
     this.pending = new Pending(stand);
   }
 
-  committing(native: PrepareNative): void {
+  committing(native: PrepareSync): void {
     this.transaction().end = standOf(native);
   }
 
@@ -150,7 +158,7 @@ export class BoardBacklog {
    * left to the caller's board_changes rows, which it must append in this transaction.
    */
   add(
-    native: PrepareNative,
+    native: PrepareSync,
     board: BoardRef,
     deltas: readonly EntryDelta[],
     direct: boolean,
@@ -166,7 +174,7 @@ export class BoardBacklog {
       pending.unfolded.set(key, true);
     }
     const own = this.ownPart(board);
-    const writer = direct ? new EntryWriter(native, board) : undefined;
+    const writer = direct ? new EntryWriter(native, this.buckets, board) : undefined;
     // Written at once: board_entries holds them, whatever the backlog does. They go to the
     // backlog's clean entries straight away (a rollback forgets everything anyway), not through
     // the transaction's, which a bulk write of hundreds of thousands would copy again at its
@@ -198,7 +206,7 @@ export class BoardBacklog {
   }
 
   /** An entry's total as this transaction sees it; undefined when the board has no such entry. */
-  total(native: PrepareNative, board: BoardRef, addressKey: string): Total | undefined {
+  total(native: PrepareSync, board: BoardRef, addressKey: string): Total | undefined {
     return this.current(native, board, keyOf(board), addressKey);
   }
 
@@ -207,7 +215,7 @@ export class BoardBacklog {
    * its unfolded_since; with `limit`, the first `limit` of them in that order, and the rest wait
    * for the next fold (unfolded_since stays). Answers how many it wrote.
    */
-  fold(native: PrepareNative, board: BoardRef, limit = Infinity): number {
+  fold(native: PrepareSync, board: BoardRef, limit = Infinity): number {
     const pending = this.transaction();
     const key = keyOf(board);
     const own = this.ownPart(board);
@@ -221,7 +229,7 @@ export class BoardBacklog {
     }
     dirty.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const written = Math.min(dirty.length, limit);
-    const writer = new EntryWriter(native, board);
+    const writer = new EntryWriter(native, this.buckets, board);
     for (let i = 0; i < written; i++) {
       const [addressKey, entry] = dirty[i];
       writer.write(addressKey, entry);
@@ -238,19 +246,19 @@ export class BoardBacklog {
   }
 
   /** At a transaction's start: folds part of a board that is due (see due), if one is. */
-  foldDue(native: PrepareNative, now = Date.now()): number {
+  foldDue(native: PrepareSync, now = Date.now()): number {
     const board = this.due(now);
     return board ? this.fold(native, board, this.limits.maxFold) : 0;
   }
 
   /** While the writer is idle: folds part of the board with the most dirty entries. */
-  foldMostDirty(native: PrepareNative): number {
+  foldMostDirty(native: PrepareSync): number {
     const board = this.mostDirty();
     return board ? this.fold(native, board, this.limits.maxFold) : 0;
   }
 
   /** The board was rebuilt from the ledger (a sprint's rebuild): what the backlog held is stale. */
-  forget(native: PrepareNative, board: BoardRef): void {
+  forget(native: PrepareSync, board: BoardRef): void {
     const pending = this.transaction();
     const key = keyOf(board);
     pending.parts.delete(key);
@@ -330,7 +338,7 @@ export class BoardBacklog {
 
   /** The entry as this transaction sees it: its own write, the backlog's, or board_entries'. */
   private current(
-    native: PrepareNative,
+    native: PrepareSync,
     board: BoardRef,
     key: string,
     addressKey: string,
@@ -373,7 +381,7 @@ export class BoardBacklog {
    * Reads the backlog from the database: for each board with unfolded changes, the latest state
    * of each entry changed since its unfolded_since, a reset row dropping what came before it.
    */
-  private reload(native: PrepareNative, stand: Stand): void {
+  private reload(native: PrepareSync, stand: Stand): void {
     const { seq } = stand;
     this.rolledBack();
     const since = new Map<string, number>();
@@ -410,23 +418,21 @@ export class BoardBacklog {
   }
 }
 
-/** The rank buckets' statements, in SQLite's spelling. */
-const BUCKETS = new RankBucketSql(SQLITE);
-
 /**
  * Writes entries of one board to board_entries, by whether each has a row there, and then
  * ({@link flush}) moves the board's rank buckets by them, splitting in the same transaction: the
  * writer holds the whole database, so the buckets are exact as read.
  */
 class EntryWriter {
-  private readonly read: NativeStatement;
-  private readonly update: NativeStatement;
-  private readonly insert: NativeStatement;
-  private readonly upsert: NativeStatement;
+  private readonly read: SyncStatement;
+  private readonly update: SyncStatement;
+  private readonly insert: SyncStatement;
+  private readonly upsert: SyncStatement;
   private readonly moves: EntryMove[] = [];
 
   constructor(
-    private readonly native: PrepareNative,
+    private readonly native: PrepareSync,
+    private readonly buckets: RankBucketSql,
     private readonly board: BoardRef,
   ) {
     this.read = native(READ_ENTRY);
@@ -467,19 +473,19 @@ class EntryWriter {
       statement.run(...step.params);
       return [];
     };
-    const board = this.board;
+    const { board, buckets } = this;
     function* entriesNow(): BucketWork<number> {
       // Up to the size from which boards keep buckets first: below it, a small count each fold.
-      const [some] = yield BUCKETS.countBoard(board, RANK_BUCKETS.fromEntries);
+      const [some] = yield buckets.countBoard(board, RANK_BUCKETS.fromEntries);
       if (Number(some.n) < RANK_BUCKETS.fromEntries) return Number(some.n);
-      const [row] = yield BUCKETS.countBoard(board);
+      const [row] = yield buckets.countBoard(board);
       return Number(row.n);
     }
     const untidy = runSync(
-      moveCounts(BUCKETS, board, moves, { entriesNow, rowsPerStatement: 1 }),
+      moveCounts(buckets, board, moves, { entriesNow, rowsPerStatement: 1 }),
       run,
     );
-    runSync(tidy(BUCKETS, board, untidy, splitsFor(moves.length)), run);
+    runSync(tidy(buckets, board, untidy, splitsFor(moves.length)), run);
   }
 }
 
@@ -490,17 +496,17 @@ function setOwn(part: BoardPart, addressKey: string, entry: Entry): void {
   part.entries.set(addressKey, entry);
 }
 
-function standOf(native: PrepareNative): Stand {
+function standOf(native: PrepareSync): Stand {
   const seq = (native(HIGHEST_SEQ).get() as { seq: number } | undefined)?.seq ?? 0;
   const folds = (native(FOLDS).get() as { folds: number } | undefined)?.folds ?? 0;
   return { seq, folds };
 }
 
-function markUnfolded(native: PrepareNative, board: BoardRef, since: number): void {
+function markUnfolded(native: PrepareSync, board: BoardRef, since: number): void {
   native(MARK_UNFOLDED).run(board.spaceId, board.sprintId, since);
 }
 
-function markFolded(native: PrepareNative, board: BoardRef): void {
+function markFolded(native: PrepareSync, board: BoardRef): void {
   native(MARK_FOLDED).run(board.spaceId, board.sprintId);
 }
 

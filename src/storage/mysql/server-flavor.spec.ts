@@ -1,8 +1,9 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { FactoryProvider } from '@nestjs/common';
 import { flavorOfVersion, identifyServer, knownServerFlavor } from './server-flavor';
-import { dialectOf, resolveDialect, SqlDialect } from './sql-dialect';
-import { sqlDialectProvider } from './sql-dialect.provider';
+import type { SqlDialect } from '../dialect/sql-dialect';
+import { dialectOf, resolveDialect } from '../engines';
+import { sqlDialectProvider } from '../sql-dialect.provider';
 
 /** A data source of this type whose server answers `SELECT VERSION()` with `version`. */
 function answering(type: 'mysql' | 'mariadb', version: string) {

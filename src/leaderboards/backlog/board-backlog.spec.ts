@@ -2,7 +2,11 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NativeStatement, PrepareNative } from '../../storage/sqlite/sqlite-native';
+import type {
+  PrepareSync as PrepareNative,
+  SyncStatement as NativeStatement,
+} from '../../storage/transactions/transaction-runner';
+import { SQLITE } from '../../storage/sqlite/sqlite-dialect';
 import type { EntryDelta } from '../ledger/board-totals.store';
 import { BacklogLimits, BoardBacklog, DEFAULT_BACKLOG_LIMITS } from './board-backlog';
 import type { EntryState } from '../changes/board-change-log';
@@ -48,7 +52,7 @@ class Writer {
       if (!statement) statements.set(sql, (statement = this.db.prepare(sql) as NativeStatement));
       return statement;
     };
-    this.backlog = new BoardBacklog(limits);
+    this.backlog = new BoardBacklog(SQLITE, limits);
   }
 
   /** One transaction: `work` adds, folds or forgets; its entries are appended as change rows. */

@@ -1,7 +1,8 @@
 import { Inject, Provider } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { resolveDialect, SqlDialect } from './sql-dialect';
+import { resolveDialect } from './engines';
+import type { SqlDialect } from './dialect/sql-dialect';
 
 export const SQL_DIALECT = Symbol('SQL_DIALECT');
 

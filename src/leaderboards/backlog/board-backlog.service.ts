@@ -1,10 +1,12 @@
 import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { SqlDialect } from '../../storage/dialect/sql-dialect';
 import { num } from '../../storage/dialect/sql-dialect';
-import { nativeSqlite, PrepareNative } from '../../storage/sqlite/sqlite-native';
+import { query } from '../../storage/statements';
 import type { EntryState } from '../changes/board-change-log';
 import { BoardTotalsStore, EntryDelta } from '../ledger/board-totals.store';
 import {
+  PrepareSync,
   TransactionObserver,
   TransactionRunner,
 } from '../../storage/transactions/transaction-runner';
@@ -16,8 +18,9 @@ import { afterCommit, commitRightAfter } from '../../storage/transactions/commit
 const IDLE_FOLD_MS = 1_000;
 
 /**
- * The board totals store where one writer holds the database (SQLite; built by the leaderboards
- * module's factory, which makes it an observer of the runner): keeps this process's
+ * The board totals store where one writer holds the database and runs statements synchronously
+ * (SQLite; built by the leaderboards module's factory, which makes it an observer of the runner,
+ * see TransactionRunner.syncStatements): keeps this process's
  * {@link BoardBacklog} in step with the writer's transactions, and folds it into board_entries:
  * part of a board at a transaction's start when one is due, part of one a second while the writer
  * is idle, and a whole board for its readers ({@link settle}).
@@ -27,7 +30,7 @@ export class BoardBacklogService
   implements TransactionObserver, BeforeApplicationShutdown
 {
   private readonly logger = new Logger(BoardBacklogService.name);
-  private readonly backlog = new BoardBacklog();
+  private readonly backlog: BoardBacklog;
   private idleTimer?: NodeJS.Timeout;
   private idleFolding?: Promise<void>;
   private lastCommit = 0;
@@ -36,10 +39,13 @@ export class BoardBacklogService
   constructor(
     private readonly dataSource: DataSource,
     private readonly transactions: TransactionRunner,
+    dialect: SqlDialect,
   ) {
     super();
-    // Fail at start, not at the first write, on a database it cannot run on.
-    if (!nativeSqlite(dataSource)) throw new Error('The board backlog runs on SQLite only');
+    // Fail at start, not at the first write, on a runner it cannot run with.
+    if (!transactions.singleWriter)
+      throw new Error('The board backlog runs where one writer holds the database only');
+    this.backlog = new BoardBacklog(dialect);
   }
 
   override unfoldedEntries(): number {
@@ -107,7 +113,8 @@ export class BoardBacklogService
    * readers of its rows (SQL pages, loading a rank index). A point read when nothing is unfolded.
    */
   async settle(board: BoardRef): Promise<void> {
-    const [row]: Array<{ since: unknown }> = await this.dataSource.query(
+    const [row] = await query<{ since: unknown }>(
+      this.dataSource,
       'SELECT unfolded_since AS since FROM boards WHERE space_id = ? AND sprint_id = ?',
       [board.spaceId, board.sprintId],
     );
@@ -143,7 +150,8 @@ export class BoardBacklogService
 
   /** Folds every board with unfolded changes (a command line process, before it exits). */
   async settleAll(): Promise<void> {
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+    const rows = await query(
+      this.dataSource,
       'SELECT space_id AS spaceId, sprint_id AS sprintId FROM boards WHERE unfolded_since IS NOT NULL',
     );
     for (const row of rows) {
@@ -151,10 +159,10 @@ export class BoardBacklogService
     }
   }
 
-  /** The writer connection's native statements (see nativeSqlite). */
-  private native(manager: EntityManager): PrepareNative {
-    const native = nativeSqlite(manager);
-    if (!native) throw new Error('The board backlog runs on a SQLite connection only');
+  /** The writer connection's synchronous statements (see TransactionRunner.syncStatements). */
+  private native(manager: EntityManager): PrepareSync {
+    const native = this.transactions.syncStatements(manager);
+    if (!native) throw new Error("The board backlog needs the single writer's statements");
     return native;
   }
 

@@ -1,44 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import type { RankKey } from '../ranking/ranking';
-
-/** Entries of a board in rank order, packed: what a worker thread sends per message. */
-export interface PackedEntries {
-  count: number;
-  /** 20 bytes per entry: the address when it is `0x` + 40 lower-case hex digits. */
-  addresses: Uint8Array;
-  points: Float64Array;
-  reachedAt: Float64Array;
-  /** [entry, addressKey] of the entries whose address is not packed. */
-  others: Array<[number, string]>;
-}
-
-/** The statements of a board read (columns addressKey, points, reachedAt; rank order). */
-export interface BoardStatements {
-  /** Every entry. Params: `params`. */
-  whole: string;
-  /** The entries strictly before a split key, and from it on. Params: `splitParams(key)`. */
-  before: string;
-  from: string;
-  /** One entry at an offset. Params: `offsetParams(offset)`. */
-  at: string;
-  params: readonly unknown[];
-  splitParams(key: RankKey): unknown[];
-  offsetParams(offset: number): unknown[];
-}
-
-export interface BoardReadOptions {
-  /** Entries the board had when counted: from PARALLEL_FROM, two workers read a half each. */
-  expected: number;
-  /** Aborted: the workers stop, and the read resolves without the rest. */
-  signal: AbortSignal;
-  /** Asked before each message is placed: false stops the read as an abort does. */
-  stillWanted: () => boolean;
-  /**
-   * Runs before the first part starts: with two parts, once the second is reading (tests write
-   * here, between the two reads).
-   */
-  beforeFirstPart?: () => void;
-}
+import type {
+  BoardKey,
+  BoardReadOptions,
+  BoardStatements,
+  PackedEntries,
+} from '../engine/parallel-board-read';
 
 /** Entries per message: the main thread places one message's entries per turn of its loop. */
 const ENTRIES_PER_MESSAGE = 32_768;
@@ -160,7 +126,7 @@ function read(db, sql, params) {
 }
 `;
 
-type WorkerMessage = PackedEntries | 'done' | { failed: string } | { split: RankKey | null };
+type WorkerMessage = PackedEntries | 'done' | { failed: string } | { split: BoardKey | null };
 
 /**
  * Reads every entry of a board from the SQLite file in worker threads, handing the entries to
@@ -172,7 +138,7 @@ type WorkerMessage = PackedEntries | 'done' | { failed: string } | { split: Rank
  * repair (as between the chunks of a read on the main connection). Rejects if a worker cannot run
  * or fails (the database not in WAL mode included): the caller reads on its own connection.
  */
-export function readBoardInWorker(
+export function readSqliteBoardInWorkers(
   file: string,
   statements: BoardStatements,
   sink: (entries: PackedEntries) => void,

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { SQL_DIALECT, sqlDialectProvider } from './dialect/sql-dialect.provider';
-import { ReadReplicas } from './replica/read-replicas';
-import { ReadSnapshots } from './snapshot/read-snapshot';
-import { TransactionRunner } from './transactions/transaction-runner';
+import { SQL_DIALECT, sqlDialectProvider } from '../sql-dialect.provider';
+import { ReadReplicas } from '../replica/read-replicas';
+import { ReadSnapshots } from '../snapshot/read-snapshot';
+import { TransactionRunner } from '../transactions/transaction-runner';
 import { transactionRunnerProvider } from './transaction-runner.provider';
 
 /**

@@ -2,14 +2,16 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RankKey } from '../ranking/ranking';
-import {
+import type {
+  BoardKey as RankKey,
   BoardReadOptions,
   BoardStatements,
   PackedEntries,
+} from '../engine/parallel-board-read';
+import {
   PARALLEL_FROM,
-  readBoardInWorker,
-} from './sqlite-board-worker';
+  readSqliteBoardInWorkers as readBoardInWorker,
+} from './parallel-board-read';
 
 const COLUMNS = 'address_key AS addressKey, points, reached_at AS reachedAt';
 const ORDER = 'ORDER BY points DESC, reached_at ASC, address_key ASC';

@@ -1,0 +1,152 @@
+import { DataSource, QueryFailedError, type QueryRunner } from 'typeorm';
+import { dataSourceOf, Queryable, queryRunnerOf } from '../dialect/sql-dialect';
+import { renderForPostgres } from './house-sql';
+
+/** The part of node-postgres's result the module reads. */
+export interface PgResult {
+  rows: unknown[];
+  rowCount: number | null;
+}
+
+/** A query as node-postgres takes it: per-query type parsers leave every other query alone. */
+export interface PgQueryConfig {
+  text: string;
+  values?: unknown[];
+  types?: PgTypes;
+  rowMode?: 'array';
+  /** Client-side: the query fails after this long without an answer. */
+  query_timeout?: number;
+}
+
+/** A node-postgres client or pool: both run a query config. */
+export interface PgQueryable {
+  query(config: PgQueryConfig): Promise<PgResult>;
+}
+
+/** node-postgres's type parser table (its `types`, or the `types` of a query). */
+export interface PgTypes {
+  getTypeParser(oid: number, format?: string): (value: string) => unknown;
+}
+
+/** The parts of node-postgres's module the module uses. */
+export interface PgModule {
+  types: PgTypes;
+  Client: new (config: Record<string, unknown>) => PgClient;
+  Pool: new (config: Record<string, unknown>) => PgPool;
+}
+
+export interface PgClient extends PgQueryable {
+  connect(): Promise<void>;
+  end(): Promise<void>;
+  on(event: 'error' | 'end', listener: () => void): void;
+  /** The socket (node-postgres keeps it on its connection). */
+  connection?: { stream?: { destroy(): void } };
+}
+
+export interface PgPoolClient extends PgQueryable {
+  release(error?: Error | boolean): void;
+}
+
+export interface PgPool extends PgQueryable {
+  connect(): Promise<PgPoolClient>;
+  end(): Promise<void>;
+  on(event: 'connect' | 'error', listener: (client: PgQueryable) => void): void;
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max?: number };
+}
+
+/** The part of TypeORM's PostgreSQL driver the module reads. */
+interface PostgresDriverLike {
+  /** The pool of the primary. */
+  master: PgPool;
+  /** The node-postgres module TypeORM loaded (the host's copy). */
+  postgres: PgModule;
+}
+
+export const driverOf = (dataSource: DataSource) =>
+  dataSource.driver as unknown as PostgresDriverLike;
+
+/** OIDs of the types read as numbers (see pgTypesOf). */
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** A whole number that fits a JavaScript number, as one; anything else as the text it came as. */
+function parseWhole(text: string): number | string {
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : text;
+}
+
+const typesByModule = new WeakMap<PgModule, PgTypes>();
+
+/**
+ * The module's type parsers: BIGINT and NUMERIC (COUNT(*), SUM) as numbers where they fit, as
+ * mysql2 gives them (supportBigNumbers), and every other type as node-postgres would. Passed with
+ * each query: a global setTypeParser would change what the host's own queries read.
+ */
+export function pgTypesOf(pg: PgModule): PgTypes {
+  let types = typesByModule.get(pg);
+  if (!types) {
+    types = {
+      getTypeParser: (oid, format) =>
+        (oid === INT8 || oid === NUMERIC) && format !== 'binary'
+          ? parseWhole
+          : pg.types.getTypeParser(oid, format),
+    };
+    typesByModule.set(pg, types);
+  }
+  return types;
+}
+
+/** Runs one statement of house SQL on a node-postgres client or pool of the module's own. */
+export async function queryPg(
+  on: PgQueryable,
+  pg: PgModule,
+  sql: string,
+  params: readonly unknown[] = [],
+  options: { rowMode?: 'array'; timeoutMs?: number } = {},
+): Promise<PgResult> {
+  const config: PgQueryConfig = {
+    text: renderForPostgres(sql),
+    values: [...params],
+    types: pgTypesOf(pg),
+    ...(options.rowMode ? { rowMode: options.rowMode } : {}),
+    ...(options.timeoutMs ? { query_timeout: options.timeoutMs } : {}),
+  };
+  try {
+    return await on.query(config);
+  } catch (error) {
+    throw new QueryFailedError(config.text, config.values, error as Error);
+  }
+}
+
+/**
+ * Runs one statement of house SQL: rendered for PostgreSQL (house-sql.ts), on the transaction's
+ * connection when the source is bound to one, else on a pooled connection. TypeORM's logger sees
+ * it as it sees its own; a failure is TypeORM's QueryFailedError, as from any other statement.
+ */
+export async function runPostgres(
+  source: Queryable,
+  sql: string,
+  params: readonly unknown[],
+  rowMode?: 'array',
+): Promise<PgResult> {
+  const dataSource = dataSourceOf(source);
+  const driver = driverOf(dataSource);
+  const runner: QueryRunner | undefined = queryRunnerOf(source);
+  const config: PgQueryConfig = {
+    text: renderForPostgres(sql),
+    values: [...params],
+    types: pgTypesOf(driver.postgres),
+    ...(rowMode ? { rowMode } : {}),
+  };
+  dataSource.logger.logQuery(config.text, config.values, runner);
+  try {
+    const on: PgQueryable = runner ? ((await runner.connect()) as PgQueryable) : driver.master;
+    return await on.query(config);
+  } catch (error) {
+    dataSource.logger.logQueryError(error as Error, config.text, config.values, runner);
+    throw new QueryFailedError(config.text, config.values, error as Error);
+  }
+}
