@@ -2,7 +2,7 @@
 // Proves that the packed tarballs install and work where our users put them: each fixture under
 // test/hosts is copied to a scratch folder, installs its own packages with a plain `npm install`,
 // then our tarball the way a user would (`npm install <tarball>`), compiles, and runs its test.
-// Prints a table fixture x step and exits non-zero on any failure.
+// Prints a table fixture x step, one of NestJS host x database, and exits non-zero on any failure.
 //
 //   node scripts/test-hosts.js [REPO_ROOT] [--only NAME]... [--jobs N] [--keep] [--verbose]
 //                              [--server-tarball FILE] [--client-tarball FILE]
@@ -10,9 +10,10 @@
 //
 // It builds nothing: run `npm run build` in REPO_ROOT first (dist/ and packages/client/dist); it
 // packs both packages, unless given tarballs to test instead (a release's, say). --jobs: fixtures
-// at once (default 2). Needs MariaDB at HOSTS_MYSQL_URL (default mysql://root@127.0.0.1:3306) for
-// the NestJS hosts. npm's cache is shared between the fixtures (npm's own, or npm_config_cache).
-// test/hosts/README.md describes the fixtures.
+// at once (default 2). The NestJS hosts run on SQLite, MariaDB at HOSTS_MYSQL_URL (default
+// mysql://root@127.0.0.1:3306) and PostgreSQL at HOSTS_POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432), and fail when a server does not answer. npm's cache is
+// shared between the fixtures (npm's own, or npm_config_cache). test/hosts/README.md has more.
 /* eslint-disable */
 'use strict';
 const { spawn } = require('node:child_process');
@@ -37,6 +38,11 @@ const TEST_STEPS = {
   nest: ['boot', 'cli', 'ingest', 'walk', 'errors'],
   client: ['install', 'walk', 'errors'],
 };
+/**
+ * The databases a fixture's test must run on, as its describes name them (`<fixture> on <name>`):
+ * one missing fails the fixture, so a spec left out cannot pass for a database tested.
+ */
+const DATABASES = { nest: ['SQLite', 'MariaDB', 'PostgreSQL'], client: [] };
 /** The NestJS hosts' test, kept once in test/hosts and copied into each host's scratch copy. */
 const SHARED_SUITE = 'host-suite.ts';
 const README_HEADING = 'Using it as a NestJS module';
@@ -63,7 +69,7 @@ function parseArgs(argv) {
     else if (arg === '--server-tarball') options.serverTarball = path.resolve(argv[++i]);
     else if (arg === '--client-tarball') options.clientTarball = path.resolve(argv[++i]);
     else if (arg === '--help' || arg === '-h') {
-      console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 15).join('\n'));
+      console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 16).join('\n'));
       process.exit(0);
     } else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
     else options.root = path.resolve(arg);
@@ -320,18 +326,28 @@ function testCommand(script, resultsFile, reporterFile) {
 /** Opens the message of a test that could not run because an earlier one failed. */
 const NOT_RUN = 'not run:';
 
-/** Cells for the test steps, from the results file (jest's JSON shape). */
-function cellsFromResults(resultsFile, steps) {
+/**
+ * Cells for the test steps and for each of `databases`, from the results file (jest's JSON
+ * shape); a database's cell has the time its tests' files took.
+ */
+function cellsFromResults(resultsFile, steps, databases = []) {
   const cells = {};
+  const byDatabase = {};
   const failures = [];
   let results;
   try {
     results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
   } catch {
     for (const step of steps) cells[step] = { state: 'FAIL', note: 'no results' };
-    return { cells, failures: ['the test runner wrote no results (see its output)'] };
+    for (const db of databases) byDatabase[db] = { state: 'FAIL', note: 'no results' };
+    return {
+      cells,
+      databases: byDatabase,
+      failures: ['the test runner wrote no results (see its output)'],
+    };
   }
   const byStep = new Map(steps.map((s) => [s, []]));
+  const byPlace = new Map(databases.map((db) => [db, { tests: [], start: Infinity, end: 0 }]));
   const failed = [];
   for (const file of results.testResults ?? []) {
     if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) {
@@ -346,6 +362,17 @@ function cellsFromResults(resultsFile, steps) {
         message: summary(test.failureMessages?.[0] ?? test.status),
       };
       if (byStep.has(step)) byStep.get(step).push(entry);
+      if (entry.place) {
+        if (!byPlace.has(entry.place))
+          byPlace.set(entry.place, { tests: [], start: Infinity, end: 0 });
+        const place = byPlace.get(entry.place);
+        place.tests.push(entry);
+        // Each database has a spec file of its own: its time is its files' time.
+        if (file.startTime && file.endTime) {
+          place.start = Math.min(place.start, file.startTime);
+          place.end = Math.max(place.end, file.endTime);
+        }
+      }
       if (test.status === 'passed') continue;
       if (!byStep.has(step)) entry.message += ' (a test named for no step)';
       failed.push(entry);
@@ -353,12 +380,24 @@ function cellsFromResults(resultsFile, steps) {
   }
   for (const [step, tests] of byStep) {
     const bad = tests.filter((t) => t.status !== 'passed');
-    // Where it failed (the describe's "... on MariaDB" / "on SQLite"), when it says.
+    // Where it failed (the describe's "... on MariaDB", "on PostgreSQL", "on SQLite"), when it says.
     const places = [...new Set(bad.map((t) => t.place).filter(Boolean))].join('+');
     if (tests.length === 0) cells[step] = { state: 'FAIL', note: 'no test' };
     else if (bad.length === 0) cells[step] = { state: 'pass' };
     else if (bad.every((t) => notRun(t.message))) cells[step] = { state: 'skip', note: places };
     else cells[step] = { state: 'FAIL', note: places };
+  }
+  for (const [db, { tests, start, end }] of byPlace) {
+    const bad = tests.filter((t) => t.status !== 'passed');
+    const seconds = end > start ? (end - start) / 1000 : undefined;
+    if (tests.length === 0) {
+      byDatabase[db] = { state: 'FAIL', note: 'no test' };
+      failures.push(`no test ran on ${db} (a describe "<fixture> on ${db}" in a spec of its own)`);
+    } else if (bad.length === 0) byDatabase[db] = { state: 'pass', seconds };
+    else {
+      const state = bad.every((t) => notRun(t.message)) ? 'skip' : 'FAIL';
+      byDatabase[db] = { state, note: `${bad.length} of ${tests.length}`, seconds };
+    }
   }
   // One line per distinct message, naming the tests that gave it.
   const byMessage = new Map();
@@ -380,7 +419,7 @@ function cellsFromResults(resultsFile, steps) {
         : `${tests.length} tests${where ? ` on ${where}` : ''} (${list})`;
     failures.push(`${who}\n      ${message}`);
   }
-  return { cells, failures };
+  return { cells, databases: byDatabase, failures };
 }
 
 function notRun(message) {
@@ -482,6 +521,7 @@ async function runFixture(fixture, ctx) {
   const dir = path.join(scratch, 'hosts', fixture.name);
   const log = path.join(scratch, 'logs', `${fixture.name}.log`);
   const cells = Object.fromEntries(STEPS.map((s) => [s, { state: '-' }]));
+  const databases = Object.fromEntries(DATABASES[fixture.kind].map((db) => [db, { state: '-' }]));
   const notes = [];
   const failures = [];
   const say = (text) => console.log(`[${fixture.name}] ${text}`);
@@ -551,7 +591,16 @@ async function runFixture(fixture, ctx) {
     for (const s of ['compile', ...TEST_STEPS[fixture.kind]])
       if (cells[s].state === '-') cells[s] = { state: 'skip' };
     if (fixture.kind === 'client') cells.install = { state: 'FAIL', note: cells.install.note };
-    return { fixture, cells, notes, failures, seconds: (Date.now() - started) / 1000, log };
+    for (const db of Object.keys(databases)) databases[db] = { state: 'skip' };
+    return {
+      fixture,
+      cells,
+      databases,
+      notes,
+      failures,
+      seconds: (Date.now() - started) / 1000,
+      log,
+    };
   }
 
   if (manifest.scripts?.build) {
@@ -572,11 +621,13 @@ async function runFixture(fixture, ctx) {
       `cannot read results from "${manifest.scripts?.[script]}" (jest, vitest or node --test)`,
     );
     for (const s of TEST_STEPS[fixture.kind]) cells[s] = { state: 'FAIL', note: 'runner' };
+    for (const db of Object.keys(databases)) databases[db] = { state: 'FAIL', note: 'runner' };
   } else {
     const env = { ...how.env, ...(fixture.kind === 'client' ? ctx.serviceEnv : {}) };
     const test = await run('npm', ['run', script, ...how.extra], { ...options, env });
-    const parsed = cellsFromResults(resultsFile, TEST_STEPS[fixture.kind]);
+    const parsed = cellsFromResults(resultsFile, TEST_STEPS[fixture.kind], DATABASES[fixture.kind]);
     failures.push(...parsed.failures);
+    Object.assign(databases, parsed.databases);
     for (const [name, cell] of Object.entries(parsed.cells)) {
       // A client's install cell is npm's install and its test's install checks together.
       if (name === 'install' && cells.install.state !== 'pass') continue;
@@ -590,8 +641,22 @@ async function runFixture(fixture, ctx) {
       for (const s of TEST_STEPS[fixture.kind]) cells[s] = { state: 'FAIL', note: 'exit code' };
     }
     say(`test: exit ${test.code} in ${Math.round((Date.now() - t) / 1000)} s`);
+    for (const [db, cell] of Object.entries(databases))
+      say(`on ${db}: ${cell.state}${cell.note ? ` (${cell.note})` : ''}${timeOf(cell)}`);
   }
-  return { fixture, cells, notes, failures, seconds: (Date.now() - started) / 1000, log };
+  return {
+    fixture,
+    cells,
+    databases,
+    notes,
+    failures,
+    seconds: (Date.now() - started) / 1000,
+    log,
+  };
+}
+
+function timeOf(cell) {
+  return cell.seconds === undefined ? '' : ` in ${Math.round(cell.seconds)} s`;
 }
 
 // ---------- the whole run ----------
@@ -607,15 +672,34 @@ async function pack(cwd, destination, log) {
   return path.join(destination, JSON.parse(json)[0].filename);
 }
 
-/** The NestJS hosts keep one copy each of the suite; they must not drift apart. */
-function printTable(results) {
+/** The table of fixture x step, then (when a fixture runs on databases) fixture x database. */
+function printTables(results) {
   const cell = (c) => (c.note ? `${c.state} ${c.note}` : c.state);
-  const rows = results.map((r) => [
-    r.fixture.name,
-    ...STEPS.map((s) => cell(r.cells[s])),
-    `${Math.round(r.seconds)} s`,
-  ]);
-  const header = ['fixture', ...STEPS, 'time'];
+  printTable(
+    ['fixture', ...STEPS, 'time'],
+    results.map((r) => [
+      r.fixture.name,
+      ...STEPS.map((s) => cell(r.cells[s])),
+      `${Math.round(r.seconds)} s`,
+    ]),
+  );
+  const databases = [...new Set(results.flatMap((r) => Object.keys(r.databases)))];
+  const onDatabases = results.filter((r) => Object.keys(r.databases).length > 0);
+  if (onDatabases.length === 0) return;
+  // A database's time is its spec file's: vitest runs the files at once, jest one after another.
+  console.log('');
+  printTable(
+    ['fixture', ...databases],
+    onDatabases.map((r) => [
+      r.fixture.name,
+      ...databases.map((db) =>
+        r.databases[db] ? `${cell(r.databases[db])}${timeOf(r.databases[db])}` : '-',
+      ),
+    ]),
+  );
+}
+
+function printTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (row) => `| ${row.map((v, i) => v.padEnd(widths[i])).join(' | ')} |`;
   console.log(line(header));
@@ -708,9 +792,11 @@ async function main() {
   }
   for (const problem of problems) console.log(`FAIL ${problem}`);
   console.log('');
-  printTable(results);
+  printTables(results);
   const failed = results.filter((r) =>
-    Object.values(r.cells).some((c) => c.state !== 'pass' && c.state !== '-'),
+    [...Object.values(r.cells), ...Object.values(r.databases)].some(
+      (c) => c.state !== 'pass' && c.state !== '-',
+    ),
   );
   const seconds = Math.round((Date.now() - started) / 1000);
   if (!options.keep && failed.length === 0 && problems.length === 0)

@@ -1,5 +1,6 @@
-// The host test, the same file in every NestJS host fixture (scripts/test-hosts.js checks that the
-// copies match). It boots the host's own app on one database, creates a token, sends records to
+// The host test, the same file in every NestJS host fixture (kept once in test/hosts; the runner
+// copies it into each host's test/ folder). It boots the host's own app on one database (SQLite,
+// MariaDB or PostgreSQL, as a spec's useDatabase() picks), creates a token, sends records to
 // POST /ingest as JSON and NDJSON, walks a leaderboard through the host's GraphQL path and exports
 // it through GET /export, and checks the error envelope. Test names start with the step of the
 // runner's table they prove: boot, cli, ingest, walk, errors. Jest and vitest both run it (describe/it/expect as globals).
@@ -10,9 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { createConnection } from 'mysql2/promise';
+// The default import: pg is CommonJS, and this file runs as CommonJS (jest) and as ESM (vitest).
+import pg from 'pg';
 import { AccessTokensService } from 'loyalty-leaderboard';
 
 const MYSQL_SERVER = process.env.HOSTS_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+const POSTGRES_SERVER = process.env.HOSTS_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const GRAPHQL_PATH = '/graphql';
 const STEP_TIMEOUT = 120_000;
 /** Opens the message of a test that could not run because an earlier one failed. */
@@ -101,15 +105,26 @@ const TOKEN_REQUIRED_401 = {
 };
 const INVALID_TOKEN_401 = { ...TOKEN_REQUIRED_401, message: 'Invalid access token', code: 'INVALID_TOKEN' };
 
+type DatabaseKind = 'mariadb' | 'postgres' | 'sqlite';
+
+/** The names the describe gives each database: the runner reads the one after " on ". */
+const DATABASE_NAMES: Record<DatabaseKind, string> = {
+  mariadb: 'MariaDB',
+  postgres: 'PostgreSQL',
+  sqlite: 'SQLite',
+};
+
 interface Database {
   fixture: string;
-  kind: 'mariadb' | 'sqlite';
-  /** The MariaDB database the run creates and drops, or the SQLite file's folder. */
+  kind: DatabaseKind;
+  /** The MariaDB or PostgreSQL database the run creates and drops. */
   schema: string;
+  /** A folder of the run's own: the SQLite file is made in it. */
   scratch: string;
   /**
    * What the README's snippet reads from process.env.DB, and the loyalty CLI from DATABASE_URL:
-   * `mysql://user@host:port/database` or `sqlite:/path/to/file.sqlite`.
+   * `mysql://user@host:port/database`, `postgres://user@host:port/database` or
+   * `sqlite:/path/to/file.sqlite`.
    */
   databaseUrl: string;
 }
@@ -120,14 +135,60 @@ let chosen: Database | undefined;
  * Sets process.env.DB for this test file. The README's snippet reads it when the app module is
  * evaluated, so a spec imports a module calling this before it imports the app module.
  */
-export function useDatabase(kind: 'mariadb' | 'sqlite'): void {
+export function useDatabase(kind: DatabaseKind): void {
   const fixture: string = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')).name;
   const scratch = mkdtempSync(join(tmpdir(), `loyalty-host-${fixture}-`));
   const schema = `loyalty_host_${fixture.replace(/[^a-z0-9]/gi, '_')}`;
   const databaseUrl =
-    kind === 'mariadb' ? `${MYSQL_SERVER}/${schema}` : `sqlite:${join(scratch, 'loyalty.sqlite')}`;
+    kind === 'mariadb'
+      ? `${MYSQL_SERVER}/${schema}`
+      : kind === 'postgres'
+        ? `${POSTGRES_SERVER}/${schema}`
+        : `sqlite:${join(scratch, 'loyalty.sqlite')}`;
   chosen = { fixture, kind, schema, scratch, databaseUrl };
   process.env.DB = databaseUrl;
+}
+
+/**
+ * Runs `body` on a connection to the server of `kind`, outside any of its databases; fails with
+ * what to do when the server does not answer (a host test needs it, it never skips).
+ */
+async function onServer(
+  kind: 'mariadb' | 'postgres',
+  body: (query: (sql: string) => Promise<unknown>) => Promise<void>,
+): Promise<void> {
+  const [server, variable] =
+    kind === 'mariadb'
+      ? [MYSQL_SERVER, 'HOSTS_MYSQL_URL']
+      : [POSTGRES_SERVER, 'HOSTS_POSTGRES_URL'];
+  let connection: { query(sql: string): Promise<unknown>; end(): Promise<void> };
+  try {
+    if (kind === 'mariadb') {
+      connection = await createConnection(server);
+    } else {
+      // The maintenance database: the test's own is dropped and made from here.
+      const client = new pg.Client({
+        connectionString: `${server}/postgres`,
+        connectionTimeoutMillis: 10_000, // mysql2's default: a silent host fails, never hangs
+      });
+      await client.connect();
+      connection = client;
+    }
+  } catch (error) {
+    const where = server.replace(/(\/\/[^:@/]*):[^@/]*@/, '$1:***@'); // no password in the message
+    // Node's AggregateError (every address of a host refused) has an empty message of its own.
+    const cause = error as { message?: string; code?: string; errors?: Error[] };
+    const why = cause.message || cause.errors?.map((e) => e.message).join('; ') || cause.code;
+    throw new Error(
+      `${DATABASE_NAMES[kind]} is required by the host test but ${where} did not answer ` +
+        `(${why || String(error)}); start it, or set ${variable} to its URL`,
+    );
+  }
+  try {
+    await body((sql) => connection.query(sql));
+  } finally {
+    await connection.end();
+  }
 }
 
 /** The suite, on the database useDatabase chose; createApp creates the app as src/main.ts does. */
@@ -171,28 +232,38 @@ export function hostSuite(createApp: () => Promise<INestApplication>): void {
     if (!token) throw new Error(`${NOT_RUN} no access token (see the cli test)`);
   };
 
-  describe(`${fixture} on ${database === 'mariadb' ? 'MariaDB' : 'SQLite'}`, () => {
+  // FORCE: a run that died may have left connections to the database open, which block its drop.
+  const dropDatabase =
+    database === 'mariadb'
+      ? `DROP DATABASE IF EXISTS \`${schema}\``
+      : `DROP DATABASE IF EXISTS "${schema}" WITH (FORCE)`;
+
+  // Why the database could not be made: the boot test fails with it. Thrown by beforeAll, vitest
+  // would mark the tests skipped and leave the error out of its JSON results.
+  let serverError: unknown;
+
+  describe(`${fixture} on ${DATABASE_NAMES[database]}`, () => {
     beforeAll(async () => {
-      if (database !== 'mariadb') return;
-      const server = await createConnection(MYSQL_SERVER);
+      if (database === 'sqlite') return;
       try {
-        await server.query(`DROP DATABASE IF EXISTS \`${schema}\``);
-        // As a host team would make it: the server's default character set and collation.
-        await server.query(`CREATE DATABASE \`${schema}\``);
-      } finally {
-        await server.end();
+        await onServer(database, async (query) => {
+          await query(dropDatabase);
+          // As a host team would make it: the server's default character set and collation.
+          await query(
+            database === 'mariadb' ? `CREATE DATABASE \`${schema}\`` : `CREATE DATABASE "${schema}"`,
+          );
+        });
+      } catch (error) {
+        serverError = error;
       }
     }, STEP_TIMEOUT);
 
     afterAll(async () => {
       await app?.close();
-      if (database === 'mariadb') {
-        const server = await createConnection(MYSQL_SERVER);
-        try {
-          await server.query(`DROP DATABASE IF EXISTS \`${schema}\``);
-        } finally {
-          await server.end();
-        }
+      if (database !== 'sqlite' && !serverError) {
+        await onServer(database, async (query) => {
+          await query(dropDatabase);
+        });
       }
       rmSync(scratch, { recursive: true, force: true });
     }, STEP_TIMEOUT);
@@ -200,6 +271,7 @@ export function hostSuite(createApp: () => Promise<INestApplication>): void {
     it(
       `boot: the host's app module starts on ${database} and serves GraphQL at ${GRAPHQL_PATH}`,
       async () => {
+        if (serverError) throw serverError;
         const created = await createApp();
         app = created;
         await created.listen(0, '127.0.0.1');

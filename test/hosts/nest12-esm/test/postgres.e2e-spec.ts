@@ -1,0 +1,7 @@
+import './use-postgres.js'; // first: the app module reads process.env.DB when it is evaluated
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from '../src/app.module.js';
+import { hostSuite } from './host-suite.js';
+
+// As src/main.ts creates it; abortOnError: false makes a failed boot a failed test, not an exit.
+hostSuite(() => NestFactory.create(AppModule, { logger: ['error', 'warn'], abortOnError: false }));

@@ -1,0 +1,3 @@
+import { useDatabase } from './host-suite.js';
+
+useDatabase('postgres');
