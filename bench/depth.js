@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 // Latency of leaderboard pages by depth, full stack (token check, GraphQL, profiles), on a board
 // written straight into the database. Usage (after npm run build):
-//   node bench/depth.js [--entries 1000000] [--db sqlite|mariadb] [--requests 30]
+//   node bench/depth.js [--entries 1000000] [--db sqlite|mariadb|postgres] [--requests 30]
 //                       [--index default|off|on] [--depths 0,1000,...] [--then-index-on 1]
 // --index off: RANK_INDEX_MAX_ENTRIES below the board's size, pages from SQL (rank buckets);
 // --index on: the budget above it, and the board's index warmed first, with its load time and the
 // process's memory growth (run with node --expose-gc for steadier heap figures); --then-index-on:
 // after the pages, the same figures from a second instance over the same board.
-// MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database.
+// MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306), PostgreSQL: POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432) gets a scratch database (see bench/board-fill.js).
 /* eslint-disable */
 const { createApp } = require('../dist/src/host/app.factory');
 const { loadConfig } = require('../dist/src/host/config/app-config');
 const { AccessTokensService } = require('../dist/src/auth/access-tokens.service');
 const { getDataSourceToken } = require('@nestjs/typeorm');
-const { scratchDatabase } = require('./scratch-database');
+const { DATABASES, scratchDatabase } = require('./scratch-database');
 const { arg, fillBoard, bucketStats } = require('./board-fill');
 const { RankIndexService } = require('../dist/src/leaderboards/rank-index/rank-index.service');
 
@@ -22,6 +23,10 @@ const DB = arg('db', 'sqlite');
 const REQUESTS = Number(arg('requests', 30));
 const INDEX = arg('index', 'default');
 const DEPTHS = arg('depths', null);
+if (!DATABASES.includes(DB)) {
+  console.error(`--db: one of ${DATABASES.join(', ')}`);
+  process.exit(2);
+}
 
 const QUERY = `query($after: String, $skip: String) { space(id: 1) { loyaltyPointsRanks(cursorAfter: $after, after: $skip) {
   totalCount pageInfo { hasNextPage endCursor } list { rank points address { address username avatar } } } } }`;

@@ -2,19 +2,26 @@
 // A whole board two ways, on one board written straight into the database: GET /export (one
 // consistent snapshot, streamed) and the page walk of /query that SPEC.md describes (50 a page,
 // keyset cursors), with the server's memory while it streams. Usage (after npm run build):
-//   node bench/export.js [--entries 1000000] [--db sqlite|mariadb] [--skip-walk]
-// On MariaDB the export reads every entry's profile: with a buffer pool smaller than the tables
-// (128 MB by default) those reads go to disk or the OS cache; the output gives the pool's size.
+//   node bench/export.js [--entries 1000000] [--db sqlite|mariadb|postgres] [--skip-walk]
+// On a server the export reads every entry's profile: with a buffer pool (MariaDB) or
+// shared_buffers (PostgreSQL) smaller than the tables (128 MB by default on both) those reads go
+// to disk or the OS cache; the output gives the size.
 // The service runs in a child process, so its resident memory is measured alone (/proc).
-// MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database.
+// MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306), PostgreSQL: POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432) gets a scratch database (see bench/board-fill.js).
 /* eslint-disable */
 const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { arg, fillBoard } = require('./board-fill');
+const { DATABASES } = require('./scratch-database');
 
 const ENTRIES = Number(arg('entries', 1_000_000));
 const DB = arg('db', 'sqlite');
 const PAGE = 50;
+if (!DATABASES.includes(DB)) {
+  console.error(`--db: one of ${DATABASES.join(', ')}`);
+  process.exit(2);
+}
 
 /** The child: the service on a scratch database holding one board of ENTRIES entries. */
 async function serve() {
@@ -44,6 +51,7 @@ async function serve() {
     token,
     fillSeconds,
     bufferPoolMB: db.bufferPoolBytes ? db.bufferPoolBytes / 1_048_576 : undefined,
+    sharedBuffersMB: db.sharedBuffersBytes ? db.sharedBuffersBytes / 1_048_576 : undefined,
   });
   process.on('message', async (message) => {
     if (message === 'gc') {
@@ -80,7 +88,7 @@ async function main() {
     },
   );
   const next = () => new Promise((resolve) => child.once('message', resolve));
-  const { port, token, fillSeconds, bufferPoolMB } = await next();
+  const { port, token, fillSeconds, bufferPoolMB, sharedBuffersMB } = await next();
   const base = `http://127.0.0.1:${port}`;
   const headers = { 'access-token': token };
   const gc = async () => {
@@ -169,6 +177,7 @@ async function main() {
           db: DB,
           entries: ENTRIES,
           bufferPoolMB,
+          sharedBuffersMB,
           fillSeconds,
           coldExport: warm,
           exports,

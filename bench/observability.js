@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // What observability costs on the request path of the real service process (node
-// dist/src/host/main.js, as deployed), on SQLite and/or MariaDB. Usage (after npx nest build):
-//   node bench/observability.js [--entries 100000] [--db sqlite|mariadb|both] [--duration 10]
-//                               [--warmup 1] [--rounds 5] [--connections 16]
+// dist/src/host/main.js, as deployed), on SQLite, MariaDB and/or PostgreSQL. Usage (after npx
+// nest build):
+//   node bench/observability.js [--entries 100000] [--db sqlite|mariadb|postgres|all|both|a,b]
+//                               [--duration 10] [--warmup 1] [--rounds 5] [--connections 16]
 //                               [--vary comment|variable] [--stdout file|null|pipe]
 //                               [--variants floor,info,metrics,tracing,ratio10]
-// About 2.5 minutes per database with the defaults (both: about 5); each variant more adds
+// --db: one database, a comma list, all (the default) or both (SQLite and MariaDB). About 2.5
+// minutes per database with the defaults (all: about 7.5); each variant more adds
 // 2 x (duration + warm-up).
 //
 // Variants, each a service process of its own on the same board (all running for the whole run):
@@ -47,8 +49,9 @@
 //
 // Results: markdown tables on stdout (progress on stderr), and every figure in
 // bench/results/observability-<db>-<timestamp>.json (git-ignored). MariaDB: MARIADB_URL (default
-// mysql://root@127.0.0.1:3306) gets a scratch database, dropped at the end; SQLite a file in a
-// temporary directory. The board (space 1, all-time) is written in SQL by bench/pages/server.js.
+// mysql://root@127.0.0.1:3306) and PostgreSQL: POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432) get a scratch database, dropped at the end; SQLite a file in
+// a temporary directory. The board (space 1, all-time) is written in SQL by bench/pages/server.js.
 /* eslint-disable */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -58,7 +61,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { pageBodies, post, percentile } = require('./pages/http');
-const { scratchDatabase } = require('./scratch-database');
+const { databasesOf, scratchDatabase } = require('./scratch-database');
 const { forkChild } = require('./pages/child');
 
 const arg = (name, fallback) => {
@@ -66,8 +69,7 @@ const arg = (name, fallback) => {
   return i === -1 ? fallback : process.argv[i + 1];
 };
 const ENTRIES = Number(arg('entries', 100_000));
-const DB_ARG = arg('db', 'both');
-const DBS = DB_ARG === 'both' ? ['sqlite', 'mariadb'] : [DB_ARG];
+const DBS = databasesOf(arg('db', 'all'));
 const DURATION_MS = Number(arg('duration', 10)) * 1000;
 const WARMUP_MS = Number(arg('warmup', 1)) * 1000;
 const ROUNDS = Number(arg('rounds', 5));
@@ -76,7 +78,7 @@ const VARY = arg('vary', 'comment');
 const STDOUT = arg('stdout', 'file');
 const VARIANT_KEYS = arg('variants', 'floor,info,metrics,tracing,ratio10').split(',');
 if (
-  !DBS.every((db) => db === 'sqlite' || db === 'mariadb') ||
+  !DBS ||
   !(ENTRIES >= 1_000) ||
   !(DURATION_MS > 0) ||
   !(ROUNDS >= 1) ||
@@ -85,7 +87,7 @@ if (
   VARIANT_KEYS[0] !== 'floor'
 ) {
   console.error(
-    'usage: node bench/observability.js [--entries >= 1000] [--db sqlite|mariadb|both] [--duration s] ' +
+    'usage: node bench/observability.js [--entries >= 1000] [--db sqlite|mariadb|postgres|all|both|a,b] [--duration s] ' +
       '[--warmup s] [--rounds n] [--connections n] [--vary comment|variable] [--stdout file|null|pipe] ' +
       '[--variants floor,...] (floor first)',
   );
@@ -166,6 +168,7 @@ const PAGES = {
   uncached: { label: `uncached page (a distinct body per request: GraphQL runs)`, vary: VARY },
 };
 
+const PRODUCTS = { sqlite: 'SQLite', mariadb: 'MariaDB', postgres: 'PostgreSQL' };
 const fmt = (n, digits = 0) =>
   n === null || n === undefined || Number.isNaN(n)
     ? 'n/a'
@@ -710,7 +713,7 @@ function report(r) {
   const s = r.settings;
   lines.push(
     '',
-    `## ${r.db === 'sqlite' ? 'SQLite' : 'MariaDB'}: ${fmt(r.entries)} entries (written in ${r.fillSeconds} s), run ${r.seconds} s`,
+    `## ${PRODUCTS[r.db]}: ${fmt(r.entries)} entries (written in ${r.fillSeconds} s), run ${r.seconds} s`,
     '',
     `${s.connections} connections, ${s.durationSeconds} s per phase after ${s.warmupSeconds} s warm-up, interleaved in ${s.rounds} rounds; ` +
       `page ${fmt(r.responseBytes)} bytes; request lines to ${stdoutLabel(STDOUT)}` +

@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // Leaderboard page throughput and latency on a large board (default 1,000,000 entries), against
-// the targets of the rank index, on SQLite and/or MariaDB. Usage (after npm run build):
-//   npm run bench -- [--entries 1000000] [--db sqlite|mariadb|both] [--duration 5] [--warmup 1]
-//                    [--rounds 5] [--connections 16] [--vary variable|comment]
-//                    [--sweep-requests 30] [--trials 5] [--profile [--profile-seconds 8]]
-// (or node bench/pages.js ...). About 4 minutes for both databases at 1M entries.
+// the targets of the rank index, on SQLite, MariaDB and/or PostgreSQL. Usage (after npm run build):
+//   npm run bench -- [--entries 1000000] [--db sqlite|mariadb|postgres|all|both|a,b]
+//                    [--duration 5] [--warmup 1] [--rounds 5] [--connections 16]
+//                    [--vary variable|comment] [--sweep-requests 30] [--trials 5]
+//                    [--profile [--profile-seconds 8]]
+// (or node bench/pages.js ...). --db: one database, a comma list, all (the default) or both
+// (SQLite and MariaDB). About 2 minutes per database at 1M entries.
 // MariaDB: MARIADB_URL (default mysql://root@127.0.0.1:3306) gets a scratch database, dropped at
-// the end (the board is written with MariaDB's SEQUENCE engine); SQLite gets a file in a temporary
-// directory. Results: a table on stdout, and bench/results/pages-<db>-<timestamp>.json (every
-// figure) and bench/results/pages-<db>.svg (the depth sweep), both git-ignored.
+// the end (the board is written with MariaDB's SEQUENCE engine); PostgreSQL: POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432) likewise (written from generate_series, then VACUUM
+// ANALYZE); SQLite gets a file in a temporary directory. Results: a table on stdout, and
+// bench/results/pages-<db>-<timestamp>.json (every figure) and bench/results/pages-<db>.svg (the
+// depth sweep), both git-ignored.
 //
 // Processes. Every instance of the service runs in its own child process (bench/pages/server.js,
 // driven over IPC), each load generator in another (bench/pages/load.js: node:http keep-alive
@@ -56,7 +60,7 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { pageBodies, post, percentile } = require('./pages/http');
 const { lineChart } = require('./pages/chart');
-const { scratchDatabase } = require('./scratch-database');
+const { databasesOf, scratchDatabase } = require('./scratch-database');
 const { forkChild } = require('./pages/child');
 const { groupProfile } = require('./pages/profile-groups');
 
@@ -65,8 +69,7 @@ const arg = (name, fallback) => {
   return i === -1 ? fallback : process.argv[i + 1];
 };
 const ENTRIES = Number(arg('entries', 1_000_000));
-const DB_ARG = arg('db', 'both');
-const DBS = DB_ARG === 'both' ? ['sqlite', 'mariadb'] : [DB_ARG];
+const DBS = databasesOf(arg('db', 'all'));
 const DURATION_MS = Number(arg('duration', 5)) * 1000;
 const WARMUP_MS = Number(arg('warmup', 1)) * 1000;
 const CONNECTIONS = Number(arg('connections', 16));
@@ -75,8 +78,10 @@ const PROFILE_SECONDS = process.argv.includes('--profile') ? Number(arg('profile
 const SWEEP_REQUESTS = Number(arg('sweep-requests', 30));
 const TRIALS = Number(arg('trials', 5));
 const ROUNDS = Number(arg('rounds', 5));
-if (!DBS.every((db) => db === 'sqlite' || db === 'mariadb') || !(ENTRIES >= 10_000)) {
-  console.error('usage: node bench/pages.js [--entries >= 10000] [--db sqlite|mariadb|both] ...');
+if (!DBS || !(ENTRIES >= 10_000)) {
+  console.error(
+    'usage: node bench/pages.js [--entries >= 10000] [--db sqlite|mariadb|postgres|all|both|a,b] ...',
+  );
   process.exit(2);
 }
 if (!['comment', 'variable'].includes(VARY)) {
@@ -425,6 +430,7 @@ async function runDb(kind, machine) {
     failures: [],
   };
   if (db.bufferPoolBytes) r.innodbBufferPoolBytes = db.bufferPoolBytes;
+  if (db.sharedBuffersBytes) r.sharedBuffersBytes = db.sharedBuffersBytes;
   r.options = {
     durationMs: DURATION_MS,
     warmupMs: WARMUP_MS,
@@ -724,6 +730,7 @@ function report(r) {
   );
   if (r.innodbBufferPoolBytes)
     lines.push(`innodb_buffer_pool_size ${fmt(r.innodbBufferPoolBytes / 2 ** 20)} MiB`);
+  if (r.sharedBuffersBytes) lines.push(`shared_buffers ${fmt(r.sharedBuffersBytes / 2 ** 20)} MiB`);
   lines.push(
     `rank index: ${r.rankIndex}; index-off instance: ${r.naiveRankIndex}, ` +
       `${fmt(r.naiveIndexedEntries)} entries indexed` +

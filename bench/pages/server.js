@@ -11,6 +11,8 @@ const { loadConfig } = require('../../dist/src/host/config/app-config');
 const { AccessTokensService } = require('../../dist/src/auth/access-tokens.service');
 const { BoardReader } = require('../../dist/src/leaderboards/read/board-reader');
 const { ProfilesService } = require('../../dist/src/profiles/profiles.service');
+const { query } = require('../../dist/src/storage/statements');
+const { untimed } = require('../board-fill');
 
 const RANK_INDEX_MODULE = '../../dist/src/leaderboards/rank-index/rank-index.service';
 const BOARD = { spaceId: 1, sprintId: 0 };
@@ -56,11 +58,20 @@ function memory() {
 /**
  * The board of bench/depth.js, written in SQL (a sequence, no round trips): entry k has the address
  * 0x<k as 40 hex digits>, 1 + (k * 7919 mod 5000) points (many ties) and reached_at on whole minutes,
- * plus a profile row per address (username and avatar), so pages load real profiles.
+ * plus a profile row per address (username and avatar), so pages load real profiles. Statements
+ * that every database reads go through the service's dialect (house SQL: on PostgreSQL, `?` is
+ * rendered as `$n`).
  */
-async function fillBoard(ds, entries) {
-  const sqlite = ds.options.type === 'better-sqlite3';
-  await ds.query(`INSERT INTO spaces (id, name) VALUES (1, 'Bench')`);
+async function fillBoard(dataSource, entries) {
+  const type = dataSource.options.type;
+  const sqlite = type === 'better-sqlite3';
+  const postgres = type === 'postgres';
+  // PostgreSQL: on one connection without the app's statement_timeout (VACUUM of a large board).
+  await untimed(dataSource, (ds) => fill(ds, entries, sqlite, postgres));
+}
+
+async function fill(ds, entries, sqlite, postgres) {
+  await query(ds, `INSERT INTO spaces (id, name) VALUES (1, 'Bench')`);
   const chunk = 100_000;
   for (let from = 0; from < entries; from += chunk) {
     const to = Math.min(entries, from + chunk) - 1;
@@ -73,6 +84,21 @@ async function fillBoard(ds, entries) {
       await ds.query(
         `INSERT INTO profiles (address_key, address, username, avatar) ${seq}
          SELECT printf('0x%040x', k), printf('0x%040X', k), 'user' || k, 'https://cdn.example.com/avatars/' || k || '.png' FROM seq`,
+      );
+    } else if (postgres) {
+      // generate_series of BIGINT: k * 7919 leaves INTEGER's range past 271,000 entries.
+      const seq = `generate_series(CAST(${from} AS BIGINT), ${to}) AS seq(k)`;
+      await query(
+        ds,
+        `INSERT INTO board_entries (space_id, sprint_id, address_key, points, reached_at)
+         SELECT 1, 0, '0x' || LPAD(TO_HEX(k), 40, '0'), 1 + ((k * 7919) % 5000),
+           1700000000000 + (k % 100000) * 60000 FROM ${seq}`,
+      );
+      await query(
+        ds,
+        `INSERT INTO profiles (address_key, address, username, avatar)
+         SELECT '0x' || LPAD(TO_HEX(k), 40, '0'), '0x' || UPPER(LPAD(TO_HEX(k), 40, '0')),
+           'user' || k, 'https://cdn.example.com/avatars/' || k || '.png' FROM ${seq}`,
       );
     } else {
       // MariaDB's SEQUENCE engine: seq_<from>_to_<to> is a virtual table of those integers.
@@ -89,10 +115,19 @@ async function fillBoard(ds, entries) {
       );
     }
   }
-  await ds.query('INSERT INTO boards (space_id, sprint_id, entry_count) VALUES (1, 0, ?)', [
+  await query(ds, 'INSERT INTO boards (space_id, sprint_id, entry_count) VALUES (1, 0, ?)', [
     entries,
   ]);
-  await ds.query(sqlite ? 'ANALYZE' : 'ANALYZE TABLE board_entries, profiles');
+  // PostgreSQL: VACUUM too, for the visibility map: index-only scans then skip the heap, as on a
+  // database that autovacuum has been through.
+  await query(
+    ds,
+    sqlite
+      ? 'ANALYZE'
+      : postgres
+        ? 'VACUUM ANALYZE board_entries, profiles'
+        : 'ANALYZE TABLE board_entries, profiles',
+  );
 }
 
 const handlers = {

@@ -13,7 +13,8 @@ export async function mariadbAlive(): Promise<boolean> {
   }
 }
 
-async function waitFor(
+/** Polls `condition` until it holds, failing with `what` after `seconds`. */
+export async function waitFor(
   condition: () => Promise<boolean>,
   seconds: number,
   what: string,

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { waitFor } from './mariadb-server';
 
 const run = promisify(execFile);
 
@@ -18,15 +19,6 @@ export async function postgresAlive(): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function waitFor(condition: () => Promise<boolean>, seconds: number, what: string) {
-  const until = Date.now() + seconds * 1000;
-  while (Date.now() < until) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what} within ${seconds} s`);
 }
 
 /** Stops the machine's PostgreSQL, its connections cut (the fault specs start it again, always). */

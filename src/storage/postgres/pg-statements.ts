@@ -1,4 +1,4 @@
-import { DataSource, QueryFailedError, type QueryRunner } from 'typeorm';
+import { type DataSource, QueryFailedError, type QueryRunner } from 'typeorm';
 import { dataSourceOf, Queryable, queryRunnerOf } from '../dialect/sql-dialect';
 import { renderForPostgres } from './house-sql';
 
@@ -99,13 +99,23 @@ export function pgTypesOf(pg: PgModule): PgTypes {
   return types;
 }
 
-/** Runs one statement of house SQL on a node-postgres client or pool of the module's own. */
+/** Where a statement is told to TypeORM's logger, as TypeORM's own query runner tells it. */
+interface StatementLog {
+  logger: DataSource['logger'];
+  runner?: QueryRunner;
+}
+
+/**
+ * Runs one statement of house SQL on a node-postgres client or pool: rendered for PostgreSQL
+ * (house-sql.ts), with the module's type parsers; a failure is TypeORM's QueryFailedError, as from
+ * any other statement.
+ */
 export async function queryPg(
   on: PgQueryable,
   pg: PgModule,
   sql: string,
   params: readonly unknown[] = [],
-  options: { rowMode?: 'array'; timeoutMs?: number } = {},
+  options: { rowMode?: 'array'; timeoutMs?: number; log?: StatementLog } = {},
 ): Promise<PgResult> {
   const config: PgQueryConfig = {
     text: renderForPostgres(sql),
@@ -114,39 +124,28 @@ export async function queryPg(
     ...(options.rowMode ? { rowMode: options.rowMode } : {}),
     ...(options.timeoutMs ? { query_timeout: options.timeoutMs } : {}),
   };
+  const { log } = options;
+  log?.logger.logQuery(config.text, config.values, log.runner);
   try {
     return await on.query(config);
   } catch (error) {
+    log?.logger.logQueryError(error as Error, config.text, config.values, log.runner);
     throw new QueryFailedError(config.text, config.values, error as Error);
   }
 }
 
 /**
- * Runs one statement of house SQL: rendered for PostgreSQL (house-sql.ts), on the transaction's
- * connection when the source is bound to one, else on a pooled connection. TypeORM's logger sees
- * it as it sees its own; a failure is TypeORM's QueryFailedError, as from any other statement.
+ * Runs one statement of house SQL where `source` runs statements: on the transaction's connection
+ * when it is bound to one, else on a pooled connection. TypeORM's logger sees it as it sees its own.
  */
 export async function runPostgres(
   source: Queryable,
   sql: string,
   params: readonly unknown[],
-  rowMode?: 'array',
 ): Promise<PgResult> {
   const dataSource = dataSourceOf(source);
   const driver = driverOf(dataSource);
-  const runner: QueryRunner | undefined = queryRunnerOf(source);
-  const config: PgQueryConfig = {
-    text: renderForPostgres(sql),
-    values: [...params],
-    types: pgTypesOf(driver.postgres),
-    ...(rowMode ? { rowMode } : {}),
-  };
-  dataSource.logger.logQuery(config.text, config.values, runner);
-  try {
-    const on: PgQueryable = runner ? ((await runner.connect()) as PgQueryable) : driver.master;
-    return await on.query(config);
-  } catch (error) {
-    dataSource.logger.logQueryError(error as Error, config.text, config.values, runner);
-    throw new QueryFailedError(config.text, config.values, error as Error);
-  }
+  const runner = queryRunnerOf(source);
+  const on: PgQueryable = runner ? ((await runner.connect()) as PgQueryable) : driver.master;
+  return queryPg(on, driver.postgres, sql, params, { log: { logger: dataSource.logger, runner } });
 }
