@@ -461,20 +461,24 @@ export class AccessTokensService implements OnApplicationShutdown {
 }
 
 /**
- * Refuses `token`'s name when a live token of its owner has it, in any letter case. The owner's
- * rows are read under a write lock where the database has row locks, so that two creations of
- * one name at once do not both pass: the second waits, or deadlocks and is retried, and then sees
- * the first. SQLite runs one write transaction at a time.
+ * Refuses `token`'s name when a live token of its owner has it, in any letter case. Two creations
+ * for one owner at once do not both pass: the second waits for the first's commit (under the
+ * owner's key lock, or the owner's rows read under a write lock, which on MySQL also lock the gap
+ * where a new one would go), or deadlocks and is retried, and then sees the first. SQLite runs one
+ * write transaction at a time.
  */
 async function refuseTakenName(
   manager: EntityManager,
   token: AccessTokenEntity,
   now: number,
 ): Promise<void> {
+  const dialect = dialectOf(manager);
+  const lock = dialect.keyLock(`access-token-names:${token.spaceId ?? 'deployment'}`);
+  if (lock) await query(manager, lock.sql, lock.params);
   const owner = token.spaceId === null ? 'space_id IS NULL' : 'space_id = ?';
   const rows: Array<{ name: string; expires_at: unknown }> = await query(
     manager,
-    `SELECT name, expires_at FROM access_tokens WHERE ${owner} AND revoked_at IS NULL${dialectOf(manager).lockRows('update')}`,
+    `SELECT name, expires_at FROM access_tokens WHERE ${owner} AND revoked_at IS NULL${dialect.lockRows('update')}`,
     token.spaceId === null ? [] : [token.spaceId],
   );
   const wanted = token.name.toLowerCase();

@@ -1,6 +1,7 @@
 import { getDataSourceToken, getRepositoryToken } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DataSource, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { AccessTokenEntity } from '../../src/auth/access-token.entity';
 import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { exitCodeFor, run } from '../../src/host/cli/cli';
@@ -136,6 +137,48 @@ describe.each(DB_KINDS)('space and deployment tokens on %s', (kind) => {
       expect((await ingest('[]', created.token)).status).toBe(200);
       await tokens.flushLastUsed();
       expect((await tokens.find(created.id))?.lastUsedFrom).toBe('127.0.0.1');
+    });
+
+    it('lets one of two creations of one name at once win, refusing the other', async () => {
+      // The first creation stops between its name check and its insert, until the second has
+      // had time to check the name too: the second must wait for the first, then see its row.
+      let release!: () => void;
+      const gate = new Promise<void>((done) => (release = done));
+      let checked!: () => void;
+      const firstChecked = new Promise<void>((done) => (checked = done));
+      type Insert = Repository<AccessTokenEntity>['insert'];
+      const { insert } = Repository.prototype as unknown as { insert: Insert };
+      let calls = 0;
+      jest.spyOn(Repository.prototype, 'insert').mockImplementation(async function (
+        this: Repository<AccessTokenEntity>,
+        ...args: Parameters<Insert>
+      ) {
+        if (this.target === AccessTokenEntity && ++calls === 1) {
+          checked();
+          await gate;
+        }
+        return insert.apply(this, args);
+      });
+      try {
+        const options = { spaceId: SPACE_B, uniqueName: true };
+        const first = tokens.create('Race For A Name', ['query'], options);
+        await firstChecked;
+        const second = tokens.create('race for a name', ['query'], options);
+        await sleep(300);
+        release();
+        const results = await Promise.allSettled([first, second]);
+        expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
+        expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+          code: 'ALREADY_EXISTS',
+          message: expect.stringContaining(`space ${SPACE_B} is named "race for a name"`),
+        });
+      } finally {
+        jest.restoreAllMocks();
+      }
+      const named = (await tokens.list({ spaceIds: [SPACE_B] })).filter(
+        (token) => token.name.toLowerCase() === 'race for a name',
+      );
+      expect(named).toHaveLength(1);
     });
   });
 

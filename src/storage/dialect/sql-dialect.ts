@@ -78,6 +78,14 @@ export interface SqlDialect {
   /** DROP INDEX, in this database's words. */
   dropIndex(table: string, index: string): string;
   /**
+   * A statement that holds a lock on `key` to the end of the transaction, so that writers that
+   * check for a row and then insert one under the same key queue instead of both passing; none
+   * where the check's own locking read does that (SQLite's single writer, MySQL's gap locks at
+   * REPEATABLE READ). PostgreSQL's READ COMMITTED locks only rows that exist: a transaction
+   * advisory lock.
+   */
+  keyLock(key: string): { sql: string; params: unknown[] } | undefined;
+  /**
    * A boolean constant as this database writes it in DDL and statements: 0 and 1 where BOOLEAN is
    * an integer (SQLite, MySQL: TypeORM compares the column default as such), TRUE and FALSE on
    * PostgreSQL.

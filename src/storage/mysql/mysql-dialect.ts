@@ -34,6 +34,7 @@ function mysqlDialect(flavor: ServerFlavor): SqlDialect {
     }),
     dropIndex: (table, index) => `DROP INDEX ${index} ON ${table}`,
     booleanLiteral: (value) => (value ? '1' : '0'),
+    keyLock: () => undefined,
   };
 }
 

@@ -38,4 +38,8 @@ export const POSTGRES: SqlDialect = {
   }),
   dropIndex: (_table, index) => `DROP INDEX ${index}`,
   booleanLiteral: (value) => (value ? 'TRUE' : 'FALSE'),
+  keyLock: (key) => ({
+    sql: 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0)) AS locked',
+    params: [key],
+  }),
 };

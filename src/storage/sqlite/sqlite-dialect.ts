@@ -47,4 +47,5 @@ export const SQLITE: SqlDialect = {
   }),
   dropIndex: (_table, index) => `DROP INDEX ${index}`,
   booleanLiteral: (value) => (value ? '1' : '0'),
+  keyLock: () => undefined,
 };
