@@ -5,6 +5,7 @@ import { createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import { DatabaseHealth } from '../../src/host/health/database-health.service';
 import { runCli } from '../utils/cli';
+import { runSql } from '../utils/sql';
 import { Client } from 'pg';
 import { mariadbAlive, startMariadb, stopMariadb } from '../utils/mariadb-server';
 import { postgresAlive, startPostgres, stopPostgres } from '../utils/postgres-server';
@@ -36,6 +37,8 @@ interface LockHolder {
   waitingForLocks(): Promise<number>;
   /** Connections to this database but this one. */
   otherConnections(): Promise<number>;
+  /** The server's ids of those connections. */
+  otherConnectionIds(): Promise<number[]>;
   end(): Promise<void>;
 }
 
@@ -66,6 +69,8 @@ const SERVERS: Record<
         const [rows] = await connection.query(sql);
         return Number((rows as Array<{ n: number }>)[0].n);
       };
+      const others =
+        'information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID()';
       return {
         lockBoards: async () => void (await connection.query('LOCK TABLES board_entries WRITE')),
         unlock: async () => void (await connection.query('UNLOCK TABLES')),
@@ -73,10 +78,11 @@ const SERVERS: Record<
           count(
             "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND state LIKE '%lock%'",
           ),
-        otherConnections: () =>
-          count(
-            'SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID()',
-          ),
+        otherConnections: () => count(`SELECT COUNT(*) AS n FROM ${others}`),
+        otherConnectionIds: async () => {
+          const [rows] = await connection.query(`SELECT id FROM ${others}`);
+          return (rows as Array<{ id: number }>).map((row) => Number(row.id));
+        },
         end: () => connection.end(),
       };
     },
@@ -90,6 +96,8 @@ const SERVERS: Record<
       const client = new Client({ connectionString: url });
       await client.connect();
       const count = async (sql: string) => Number((await client.query(sql)).rows[0].n);
+      const others =
+        'pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()';
       return {
         lockBoards: async () => {
           await client.query('BEGIN');
@@ -100,9 +108,10 @@ const SERVERS: Record<
           count(
             "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
           ),
-        otherConnections: () =>
-          count(
-            'SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        otherConnections: () => count(`SELECT COUNT(*) AS n FROM ${others}`),
+        otherConnectionIds: async () =>
+          (await client.query<{ pid: number }>(`SELECT pid FROM ${others}`)).rows.map((row) =>
+            Number(row.pid),
           ),
         end: () => client.end(),
       };
@@ -187,6 +196,25 @@ describe.each(SERVER_KINDS)('a slow database (%s)', (kind) => {
     // More requests than the pool has connections: none was lost to the cut-off one.
     const after = await Promise.all(Array.from({ length: 15 }, () => t.gql(PAGE)));
     expect(after.map((r) => r.status)).toEqual(Array(15).fill(200));
+  });
+
+  it('keeps its pooled connections through statements the database refuses', async () => {
+    const dataSource = t.app.get<DataSource>(getDataSourceToken());
+    const holder = await SERVERS[kind].holder(t.db.url);
+    try {
+      await runSql(dataSource, 'SELECT 1 AS one');
+      const before = await holder.otherConnectionIds();
+      for (let i = 0; i < 20; i++)
+        await expect(runSql(dataSource, 'SELECT n FROM no_such_table')).rejects.toThrow(
+          /no_such_table/,
+        );
+      expect((await runSql(dataSource, 'SELECT 1 AS one'))[0].one).toBe(1);
+      // A connection dropped after each refusal would show as new ids.
+      const opened = (await holder.otherConnectionIds()).filter((id) => !before.includes(id));
+      expect(opened).toEqual([]);
+    } finally {
+      await holder.end();
+    }
   });
 });
 

@@ -14,7 +14,7 @@ export interface PgQueryConfig {
   values?: unknown[];
   types?: PgTypes;
   rowMode?: 'array';
-  /** Client-side: the query fails after this long without an answer. */
+  /** Client-side: the query fails after this long without an answer (node-postgres 8.13 on). */
   query_timeout?: number;
 }
 
@@ -135,6 +135,33 @@ export async function queryPg(
 }
 
 /**
+ * Runs `work` on a connection of `pool` and gives it back, dropping it only when a failure may
+ * have left it unusable: anything but an error the server reported for the statement (a lost
+ * socket, a client-side timeout with the statement still running, a FATAL). pool.query would drop
+ * it on any error, so that every refused statement cost a new connection.
+ */
+export async function onPooledClient<T>(
+  pool: PgPool,
+  work: (client: PgPoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    const result = await work(client);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(statementError(error) ? undefined : (error as Error));
+    throw error;
+  }
+}
+
+/** Whether `error` is the server's refusal of one statement, after which its session goes on. */
+function statementError(error: unknown): boolean {
+  const cause: unknown = error instanceof QueryFailedError ? error.driverError : error;
+  return (cause as { severity?: unknown } | null)?.severity === 'ERROR';
+}
+
+/**
  * Runs one statement of house SQL where `source` runs statements: on the transaction's connection
  * when it is bound to one, else on a pooled connection. TypeORM's logger sees it as it sees its own.
  */
@@ -146,6 +173,12 @@ export async function runPostgres(
   const dataSource = dataSourceOf(source);
   const driver = driverOf(dataSource);
   const runner = queryRunnerOf(source);
-  const on: PgQueryable = runner ? ((await runner.connect()) as PgQueryable) : driver.master;
-  return queryPg(on, driver.postgres, sql, params, { log: { logger: dataSource.logger, runner } });
+  const log = { logger: dataSource.logger, runner };
+  if (runner) {
+    const client = (await runner.connect()) as PgQueryable;
+    return queryPg(client, driver.postgres, sql, params, { log });
+  }
+  return onPooledClient(driver.master, (client) =>
+    queryPg(client, driver.postgres, sql, params, { log }),
+  );
 }
