@@ -57,6 +57,7 @@ export class AppModule {
         user: replica.username,
         password: replica.password,
         database: replica.database,
+        tls: replica.tls,
       })),
     });
     return {

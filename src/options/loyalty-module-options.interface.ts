@@ -15,9 +15,10 @@ export interface LoyaltyModuleOptions {
   /** Told of the module's work as it happens, for metrics (see {@link LoyaltyObserver}). */
   observer?: LoyaltyObserver;
   /**
-   * MySQL/MariaDB replicas of the module's database (GTID replication) for leaderboard pages read
-   * with SQL and rank-index loads; an instance still never shows a page older than a write it
-   * acknowledged (see ReadReplicas). Everything else reads the primary.
+   * Replicas of the module's database for leaderboard pages read with SQL and rank-index loads:
+   * MySQL/MariaDB replicas (GTID replication) or PostgreSQL hot standbys (streaming replication).
+   * An instance still never shows a page older than a write it acknowledged (see ReadReplicas).
+   * Everything else reads the primary.
    */
   readReplicas?: ReadReplicaOptions[];
 }
@@ -29,6 +30,12 @@ export interface ReadReplicaOptions {
   user: string;
   password?: string;
   database: string;
+  /**
+   * PostgreSQL's sslmode for this replica: `require` encrypts without checking the server's
+   * certificate, `verify-full` checks it against the system's CAs; absent or `disable`, no TLS.
+   * MySQL replicas take no TLS setting, and refuse one.
+   */
+  tls?: 'disable' | 'require' | 'verify-full';
 }
 
 /**

@@ -52,6 +52,8 @@ interface Replication {
   /** The replica neither answers nor resets connections (a dead host) until woken. */
   hang(pair: Pair): void;
   wake(pair: Pair): void;
+  /** The replica's URL asking for TLS, where the kind's URLs can ask (PostgreSQL's sslmode). */
+  tlsUrl?: (url: string) => string;
 }
 
 const MARIADB: Replication = {
@@ -80,6 +82,11 @@ const POSTGRES: Replication = {
   // Each connection is a process of the postmaster's: all of them stop, open connections too.
   hang: ({ replica }) => postgres.signalServer(replica, 'SIGSTOP'),
   wake: ({ replica }) => postgres.signalServer(replica, 'SIGCONT'),
+  tlsUrl: (url) => {
+    const withTls = new URL(url);
+    withTls.searchParams.set('sslmode', 'require');
+    return withTls.toString();
+  },
 };
 
 /** What a kind's own rank-index spec gets of its describe, once beforeAll has run. */
@@ -285,6 +292,32 @@ function describeReplicas(
         writerIngest,
         caughtUp: replicaCaughtUp,
       }));
+
+    const { tlsUrl } = replication;
+    if (tlsUrl)
+      it('reaches the replica as its URL says: asked for TLS, a server without it is not read', async () => {
+        // The private servers run without TLS: a reader that takes the URL's sslmode cannot
+        // connect, and reads the primary.
+        await replicaCaughtUp();
+        const tls = await startTestApp(
+          replication.kind,
+          {
+            DATABASE_REPLICA_URLS: tlsUrl(pair.replica.url),
+            RANK_INDEX_MAX_ENTRIES: '0',
+            RESPONSE_CACHE_MS: '0',
+          },
+          primary,
+        );
+        try {
+          await sleep(1_500);
+          const replicas = tls.app.get(ReadReplicas);
+          expect(replicas.readsReplica()).toBe(false);
+          expect(replicas.lags()).toEqual([{ name: expect.any(String), lagMs: undefined }]);
+          expect(await board(tls, 1)).toEqual(await board(writer, 1));
+        } finally {
+          await tls.close();
+        }
+      });
 
     it('reads the primary while the replica hangs, and the replica again once it answers', async () => {
       await readsReplica(reader);

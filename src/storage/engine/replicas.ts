@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { ServerConfig } from './database-config';
 
 /** Where a read replica answers (LoyaltyModuleOptions.readReplicas). */
 export interface ReplicaEndpoint {
@@ -7,6 +8,8 @@ export interface ReplicaEndpoint {
   user: string;
   password?: string;
   database: string;
+  /** PostgreSQL's sslmode, as for the primary. */
+  tls?: ServerConfig['tls'];
 }
 
 /** How a replica's connections are held. */

@@ -72,6 +72,10 @@ function mysqlReplicaPool(endpoint: ReplicaEndpoint, limits: ReplicaPoolLimits):
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mysql2 = require('mysql2') as { createPool(options: Record<string, unknown>): PoolLike };
   const port = endpoint.port ?? 3306;
+  if (endpoint.tls && endpoint.tls !== 'disable')
+    throw new Error(
+      `readReplicas: ${endpoint.host}:${port}: tls is read for PostgreSQL replicas only; MySQL replicas are reached without it`,
+    );
   const pool = mysql2.createPool({
     host: endpoint.host,
     port,

@@ -5,7 +5,8 @@ import type {
   ReplicaPool,
   ReplicaPoolLimits,
 } from '../engine/replicas';
-import { PgModule, queryPg, runPostgres } from './pg-statements';
+import { onPooledClient, PgModule, queryPg, runPostgres } from './pg-statements';
+import { sslOf } from './postgres-connection';
 
 /**
  * PostgreSQL streaming replicas (hot standbys), followed by WAL location: the primary's insert
@@ -50,9 +51,9 @@ export function lastRecordEnd(position: string, page: number, segment: number): 
   return `${(end >> 32n).toString(16).toUpperCase()}/${(end & 0xffffffffn).toString(16).toUpperCase()}`;
 }
 
-/** The pg module: the one TypeORM loaded where known, else the host's. */
+/** The host's pg module, which TypeORM loads too. */
 function pgModule(): PgModule {
-  // pg is an optional peer: loaded only by a host that has replicas (and so PostgreSQL).
+  // pg is an optional peer: loaded only by a host that has PostgreSQL replicas.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('pg') as PgModule;
 }
@@ -66,6 +67,7 @@ function postgresReplicaPool(endpoint: ReplicaEndpoint, limits: ReplicaPoolLimit
     user: endpoint.user,
     password: endpoint.password,
     database: endpoint.database,
+    ssl: sslOf(endpoint.tls),
     max: limits.size,
     connectionTimeoutMillis: limits.timeoutMs,
     application_name: 'loyalty-leaderboard replica reads',
@@ -77,7 +79,10 @@ function postgresReplicaPool(endpoint: ReplicaEndpoint, limits: ReplicaPoolLimit
     name: `${endpoint.host}:${port}`,
     query: async <T>(sql: string, params: readonly unknown[]) => {
       if (full()) throw new Error('the replica pool has too many reads waiting');
-      return (await queryPg(pool, pg, sql, params, { timeoutMs: limits.timeoutMs })).rows as T[];
+      const { rows } = await onPooledClient(pool, (client) =>
+        queryPg(client, pg, sql, params, { timeoutMs: limits.timeoutMs }),
+      );
+      return rows as T[];
     },
     connection: async () => {
       if (full()) throw new Error('the replica pool has too many reads waiting');
