@@ -21,8 +21,8 @@ const IN_CHUNK = BoardTotalsStore.MAX_CHANGES_PER_ADD;
 
 /**
  * Board totals written straight into board_entries, one upsert per part of a batch: for databases
- * whose writers run at once (MySQL/MariaDB), where board_entries is always current. Built by the
- * leaderboards module's factory.
+ * whose writers run at once (the servers: MySQL/MariaDB, PostgreSQL), where board_entries is
+ * always current. Built by the leaderboards module's factory.
  */
 export class DirectBoardTotalsStore extends BoardTotalsStore {
   private readonly buckets: RankBucketSql;

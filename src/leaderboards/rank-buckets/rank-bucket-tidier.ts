@@ -9,11 +9,12 @@ import { query } from '../../storage/statements';
 const SPLITS_PER_PASS = 32;
 
 /**
- * MySQL/MariaDB: splits and drops a board's rank buckets after a writer's commit, in transactions
- * of its own. Each pass holds the board's counter row, as writers do when they move bucket counts,
- * and reads at READ COMMITTED: the entries it reads are then exactly those the counts describe
- * (a writer of the board that has not moved its counts yet has not committed its entries either).
- * A failed pass is only logged: the counts stay right, the bucket stays large.
+ * Database servers (MySQL/MariaDB, PostgreSQL): splits and drops a board's rank buckets after a
+ * writer's commit, in transactions of its own. Each pass holds the board's counter row, as writers
+ * do when they move bucket counts, and reads at READ COMMITTED: the entries it reads are then
+ * exactly those the counts describe (a writer of the board that has not moved its counts yet has
+ * not committed its entries either). A failed pass is only logged: the counts stay right, the
+ * bucket stays large.
  */
 export class RankBucketTidier {
   private readonly logger = new Logger('RankBuckets');
