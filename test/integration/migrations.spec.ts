@@ -30,6 +30,18 @@ import {
 } from '../utils/test-databases';
 
 /** The module's migrations and ours, by name: a host may add its own between them. */
+/** The columns of keys compared byte for byte (table.column, sorted). */
+const KEY_COLUMNS = [
+  'board_changes.address_key',
+  'board_entries.address_key',
+  'board_rank_buckets.address_key',
+  'points_events.address_key',
+  'points_events.event_key',
+  'profiles.address_key',
+  'quest_participants.address_key',
+  'quest_participants.quest_id',
+  'quests.id',
+];
 const KNOWN_MIGRATIONS = new Set([
   ...LOYALTY_MIGRATIONS.map((migration) => migration.name),
   Dashboard1763800000000.name,
@@ -639,17 +651,7 @@ describe('the migrations on MariaDB, whatever type the host gives its data sourc
             WHERE table_schema = DATABASE() AND collation_name LIKE '%bin'`,
         );
         expect(keys.sort((a, b) => (a.name < b.name ? -1 : 1))).toEqual(
-          [
-            'board_changes.address_key',
-            'board_entries.address_key',
-            'board_rank_buckets.address_key',
-            'points_events.address_key',
-            'points_events.event_key',
-            'profiles.address_key',
-            'quest_participants.address_key',
-            'quest_participants.quest_id',
-            'quests.id',
-          ].map((name) => ({ name, collation: 'utf8mb4_nopad_bin' })),
+          KEY_COLUMNS.map((name) => ({ name, collation: 'utf8mb4_nopad_bin' })),
         );
         // Binary: case counts and the order is by code unit; NO PAD: a trailing space counts.
         await runSql(
@@ -795,17 +797,7 @@ describe('the migrations on PostgreSQL', () => {
         `SELECT table_name || '.' || column_name AS name FROM information_schema.columns
           WHERE table_schema = current_schema() AND collation_name = 'C' ORDER BY 1`,
       );
-      expect(keys.map((key) => key.name)).toEqual([
-        'board_changes.address_key',
-        'board_entries.address_key',
-        'board_rank_buckets.address_key',
-        'points_events.address_key',
-        'points_events.event_key',
-        'profiles.address_key',
-        'quest_participants.address_key',
-        'quest_participants.quest_id',
-        'quests.id',
-      ]);
+      expect(keys.map((key) => key.name)).toEqual(KEY_COLUMNS);
       // Byte order: case counts and comes before; a trailing space makes another key.
       await runSql(
         dataSource,
