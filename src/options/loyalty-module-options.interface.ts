@@ -6,6 +6,15 @@ export interface LoyaltyModuleOptions {
    * `service_settings` table, which every instance sharing the database reads.
    */
   cursorSecret?: string;
+  /**
+   * Applies the data source's pending migrations when the module starts (default false), one
+   * process at a time: under a lock of the database's own, so that replicas of a host started
+   * together on a fresh or half-migrated database leave one to migrate while the others wait, then
+   * find the migrations applied. Use it instead of TypeORM's `migrationsRun`, which takes no lock.
+   * Every migration of the data source runs, the host's own included, each in a transaction of its
+   * own (on SQLite, all in one).
+   */
+  migrationsRun?: boolean;
   /** Records one POST /ingest request may carry (default 10,000). */
   ingestMaxRecords?: number;
   /** The in-process rank indexes that answer leaderboard pages (see RankIndexService). */

@@ -1,8 +1,12 @@
 import { ConfigurableModuleBuilder, Module } from '@nestjs/common';
+import { checkLoyaltyOptions } from './check-options';
 import type { LoyaltyModuleOptions } from './loyalty-module-options.interface';
 
 /** The injection token of the module's options. */
 export const LOYALTY_MODULE_OPTIONS = Symbol('LOYALTY_MODULE_OPTIONS');
+
+/** Resolved once the options are checked: a host with options that cannot work stops at boot. */
+const LOYALTY_OPTIONS_CHECKED = Symbol('LOYALTY_OPTIONS_CHECKED');
 
 export const {
   ConfigurableModuleClass: LoyaltyOptionsConfigurableModule,
@@ -15,6 +19,14 @@ export const {
   .setExtras({}, (definition) => ({
     ...definition,
     global: true,
+    providers: [
+      ...(definition.providers ?? []),
+      {
+        provide: LOYALTY_OPTIONS_CHECKED,
+        useFactory: (options: LoyaltyModuleOptions) => checkLoyaltyOptions(options),
+        inject: [LOYALTY_MODULE_OPTIONS],
+      },
+    ],
     exports: [...(definition.exports ?? []), LOYALTY_MODULE_OPTIONS],
   }))
   .build();

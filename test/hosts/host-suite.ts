@@ -2,8 +2,10 @@
 // copies it into each host's test/ folder). It boots the host's own app on one database (SQLite,
 // MariaDB or PostgreSQL, as a spec's useDatabase() picks), creates a token, sends records to
 // POST /ingest as JSON and NDJSON, walks a leaderboard through the host's GraphQL path and exports
-// it through GET /export, and checks the error envelope. Test names start with the step of the
-// runner's table they prove: boot, cli, ingest, walk, errors. Jest and vitest both run it (describe/it/expect as globals).
+// it through GET /export, and checks the error envelope. Its boot starts two replicas of the app
+// at once on the fresh database, as a deployment's instances would. Test names start with the
+// step of the runner's table they prove: boot, cli, ingest, walk, errors. Jest and vitest both run
+// it (describe/it/expect as globals).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -269,19 +271,34 @@ export function hostSuite(createApp: () => Promise<INestApplication>): void {
     }, STEP_TIMEOUT);
 
     it(
-      `boot: the host's app module starts on ${database} and serves GraphQL at ${GRAPHQL_PATH}`,
+      `boot: two replicas of the host's app module start together on a fresh ${database} ` +
+        `database and serve GraphQL at ${GRAPHQL_PATH}`,
       async () => {
         if (serverError) throw serverError;
-        const created = await createApp();
-        app = created;
-        await created.listen(0, '127.0.0.1');
-        const { port } = created.getHttpServer().address() as AddressInfo;
-        base = `http://127.0.0.1:${port}`;
-        const answer = await graphql('{ __typename }');
-        expect({ status: answer.status, body: answer.body }).toEqual({
-          status: 200,
-          body: { data: { __typename: 'Query' } },
-        });
+        // As two instances of a deployment would: each migrates under the module's lock, or waits.
+        const [first, second] = await Promise.allSettled([createApp(), createApp()]);
+        const replica = second.status === 'fulfilled' ? second.value : undefined;
+        if (first.status === 'fulfilled') app = first.value;
+        try {
+          if (first.status === 'rejected') throw first.reason;
+          if (second.status === 'rejected') throw second.reason;
+          const answers = [];
+          for (const created of [first.value, second.value]) {
+            await created.listen(0, '127.0.0.1');
+            const { port } = created.getHttpServer().address() as AddressInfo;
+            base = `http://127.0.0.1:${port}`;
+            const answer = await graphql('{ __typename }');
+            answers.push({ status: answer.status, body: answer.body });
+          }
+          expect(answers).toEqual(
+            [0, 1].map(() => ({ status: 200, body: { data: { __typename: 'Query' } } })),
+          );
+          // The suite goes on with the first; the second's address is forgotten with it.
+          const { port } = first.value.getHttpServer().address() as AddressInfo;
+          base = `http://127.0.0.1:${port}`;
+        } finally {
+          await replica?.close();
+        }
       },
       STEP_TIMEOUT,
     );

@@ -58,7 +58,6 @@ class HostModule {
           ...typeorm,
           autoLoadEntities: true,
           migrations: LOYALTY_MIGRATIONS,
-          migrationsRun: true,
         }),
         GraphQLModule.forRoot<ApolloDriverConfig>({
           driver: ApolloDriver,
@@ -72,6 +71,7 @@ class HostModule {
           useFactory: () => ({
             cursorSecret: 'host-secret-host-secret-host-secret-0001',
             ingestMaxRecords: MAX_RECORDS,
+            migrationsRun: true,
           }),
         }),
       ],

@@ -6,6 +6,7 @@ import { readSqliteBoardInWorkers } from './parallel-board-read';
 import { parseSqliteUrl, sqliteDataSourceOptions } from './sqlite-connection';
 import { SQLITE } from './sqlite-dialect';
 import { insertSqliteRows } from './sqlite-insert-rows';
+import { withSqliteMigrationLock } from './sqlite-migration-lock';
 import { readSqliteOrderedRows } from './sqlite-ordered-rows';
 import { prepareSqliteSchema } from './sqlite-schema';
 import { openSqliteSnapshot } from './sqlite-snapshot';
@@ -34,8 +35,7 @@ export const SQLITE_ENGINE: DatabaseEngine = {
     }
   },
   probe: (dataSource) => new EmbeddedProbe(dataSource),
-  // SQLite's own write lock keeps one writer at a time, migrations included.
-  withMigrationLock: (_dataSource, work) => work(),
+  withMigrationLock: withSqliteMigrationLock,
   readOrderedRows: readSqliteOrderedRows,
   insertRows: insertSqliteRows,
   prepareSchema: prepareSqliteSchema,

@@ -29,7 +29,6 @@ const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
           : { type: 'mysql', url: db, timezone: 'Z' }), // 'mysql' serves MariaDB too
       autoLoadEntities: true,
       migrations: LOYALTY_MIGRATIONS, // the schema comes from these, not from synchronize
-      migrationsRun: true,
     }),
     GraphQLModule.forRoot<ApolloDriverConfig>({
       driver: ApolloDriver,
@@ -39,7 +38,8 @@ const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
       plugins: [new ErrorEnvelopePlugin(), ApolloServerPluginCacheControlDisabled()],
       preserveHttpStatusForExecutionErrors: false,
     }),
-    LoyaltyModule.forRoot({ cursorSecret: process.env.CURSOR_SECRET }), // or forRootAsync({ useFactory })
+    // migrationsRun: at start, under a lock, so replicas started together migrate once
+    LoyaltyModule.forRoot({ cursorSecret: process.env.CURSOR_SECRET, migrationsRun: true }),
   ],
 })
 export class AppModule {}
