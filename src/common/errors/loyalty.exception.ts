@@ -1,3 +1,4 @@
+import { IntrinsicException } from '@nestjs/common';
 import { ERROR_DEFINITIONS, ErrorCategory, ErrorCode } from './error-code';
 
 /**
@@ -5,9 +6,11 @@ import { ERROR_DEFINITIONS, ErrorCategory, ErrorCode } from './error-code';
  *
  * It carries its envelope fields as `extensions`, which graphql-js copies onto the GraphQL error
  * wherever it is thrown: field resolvers run outside Nest's filters (no per-field enhancers, for
- * speed), and a host with its own `formatError` still sees our codes.
+ * speed), and a host with its own `formatError` still sees our codes. Like Nest's HttpException it
+ * is intrinsic: Nest's default handlers do not log it as an error with its stack (a refusal is an
+ * answer, not a fault).
  */
-export class LoyaltyException extends Error {
+export class LoyaltyException extends IntrinsicException {
   readonly extensions: { code: ErrorCode; category: ErrorCategory; http_status: number };
 
   constructor(
