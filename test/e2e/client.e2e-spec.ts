@@ -491,6 +491,28 @@ describe('the TypeScript client against the real service', () => {
       }
     });
 
+    it('takes the deprecated LOYALTY_URL with a warning, and sends the token nowhere unnamed', async () => {
+      const base = t.url.replace(/\/query$/, '');
+      const old = await cli(['top', '--space', '1', '--limit', '2'], {
+        LOYALTY_ENDPOINT: '',
+        LOYALTY_URL: base,
+      });
+      expect(old).toMatchObject({ code: 0 });
+      expect(old.stdout.trim().split('\n')).toHaveLength(2);
+      expect(old.stderr).toBe(
+        "LOYALTY_URL is deprecated: set LOYALTY_ENDPOINT to the GraphQL endpoint's full URL " +
+          `instead (here LOYALTY_ENDPOINT=${base}/query).\n`,
+      );
+      const none = await cli(['top', '--space', '1'], { LOYALTY_ENDPOINT: '', LOYALTY_URL: '' });
+      expect(none).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          "set LOYALTY_ENDPOINT (or pass --endpoint) to the GraphQL endpoint's full URL, e.g. " +
+          'http://localhost:3000/query: there is no default, so the token goes only where you say\n',
+      });
+    });
+
     it('exports a board as CSV equal to the board, and reads the token only from the environment', async () => {
       const out = scratchPath('export-', 'board.csv');
       const result = await cli(['export', '--space', '1', '--out', out, '--page-delay', '0']);

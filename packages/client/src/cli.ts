@@ -17,8 +17,10 @@ import { BOARD_CSV_HEADER, boardCsvLine, type BoardCsvRow } from './csv.js';
 const HELP = `Usage: loyalty-client <command> [options]
 
 Speaks to the GraphQL endpoint given by --endpoint URL or LOYALTY_ENDPOINT, its full URL with
-the path (default http://localhost:3000/query), with the access token from LOYALTY_TOKEN. The
-token is never taken from the command line, where other users of the machine could read it.
+the path (e.g. http://localhost:3000/query), with the access token from LOYALTY_TOKEN. There is
+no default endpoint: the token goes only where it was told to. The token is never taken from the
+command line, where other users of the machine could read it. LOYALTY_URL (the service's base
+URL, /query appended) still works, with a warning: it is deprecated for LOYALTY_ENDPOINT.
 
 Commands:
   top --space ID [--sprint ID] [--limit N]
@@ -88,15 +90,31 @@ function int(args: string[], name: string, required = false): number | undefined
   return Number(raw);
 }
 
-/** --endpoint, else LOYALTY_ENDPOINT, else the local service; a bad URL is a usage error. */
+/**
+ * --endpoint, else LOYALTY_ENDPOINT, else the deprecated LOYALTY_URL (a base URL: /query
+ * appended, with a warning); none is a usage error, so that a token is never sent to a host the
+ * user did not name. A bad URL is a usage error too.
+ */
 function endpoint(args: string[]): string {
   const flag = option(args, '--endpoint');
-  const [source, value] =
-    flag !== undefined
-      ? ['--endpoint', flag]
-      : process.env.LOYALTY_ENDPOINT
-        ? ['LOYALTY_ENDPOINT', process.env.LOYALTY_ENDPOINT]
-        : ['the default', 'http://localhost:3000/query'];
+  const { LOYALTY_ENDPOINT, LOYALTY_URL } = process.env;
+  let source: string;
+  let value: string;
+  if (flag !== undefined) [source, value] = ['--endpoint', flag];
+  else if (LOYALTY_ENDPOINT) [source, value] = ['LOYALTY_ENDPOINT', LOYALTY_ENDPOINT];
+  else if (LOYALTY_URL) {
+    source = 'LOYALTY_URL';
+    value = `${LOYALTY_URL.trim().replace(/\/+$/, '')}/query`;
+    note(
+      `LOYALTY_URL is deprecated: set LOYALTY_ENDPOINT to the GraphQL endpoint's full URL ` +
+        `instead (here LOYALTY_ENDPOINT=${value}).`,
+    );
+  } else {
+    throw new UsageError(
+      "set LOYALTY_ENDPOINT (or pass --endpoint) to the GraphQL endpoint's full URL, e.g. " +
+        'http://localhost:3000/query: there is no default, so the token goes only where you say',
+    );
+  }
   try {
     return endpointUrl(value);
   } catch (error) {
