@@ -23,7 +23,8 @@ export class SpacesResolver {
 
   /**
    * Declared as Galxe's `space(id: Int, alias: String)`; outside the galxe profile the schema has
-   * `space(id: Int!)` (GALXE_ARGUMENTS), so there `id` is always given and `alias` never.
+   * `space(id: Int!)` (GALXE_ARGUMENTS), so there `id` is always given and `alias` never. Both
+   * given must name one space (the alias is checked against the space of the id).
    */
   @Query(() => Space, {
     nullable: true,
@@ -36,13 +37,19 @@ export class SpacesResolver {
   ): Promise<Space> {
     const hasId = id !== null && id !== undefined;
     const hasAlias = alias !== null && alias !== undefined;
-    if (hasId && hasAlias)
-      throw new LoyaltyException(
-        ErrorCode.INVALID_ARGUMENT,
-        'Give space either id or alias, not both',
-      );
     // A private space another space's token asks for is not found, as one that does not exist.
-    if (hasId) return toSpace(await this.spaces.requireSpace(id, token));
+    if (hasId) {
+      const space = await this.spaces.requireSpace(id, token);
+      // Galxe's clients send both for one space: answered when they agree (alias in any case).
+      if (hasAlias && space.alias !== alias.toLowerCase())
+        throw new LoyaltyException(
+          ErrorCode.INVALID_ARGUMENT,
+          `space(id: ${id}, alias: ${JSON.stringify(alias)}) names two spaces: space ${id}'s ` +
+            `alias is ${space.alias === null ? 'not set' : JSON.stringify(space.alias)}; give id ` +
+            'or alias, or both of one space',
+        );
+      return toSpace(space);
+    }
     if (hasAlias) return toSpace(await this.spaces.requireSpaceByAlias(alias, token));
     throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, 'Give space one of id or alias');
   }

@@ -313,6 +313,10 @@ describe.each(DB_KINDS)('the galxe profile on %s', (kind: DbKind) => {
       expect((await t.gql(SPACE_INFO, { alias: 'Quai' })).body).toEqual({
         data: { space: { id: '41', name: 'Quai Network', alias: 'quai' } },
       });
+      // A public client sends both for one space.
+      expect((await t.gql(SPACE_INFO, { id: QUAI, alias: 'Quai' })).body).toEqual({
+        data: { space: { id: '41', name: 'Quai Network', alias: 'quai' } },
+      });
       expect((await t.gql(ADDRESS_POINTS, { id: SPACE, address: '0xb2' })).body).toEqual({
         data: {
           space: {
@@ -416,10 +420,25 @@ describe.each(DB_KINDS)('the galxe profile on %s', (kind: DbKind) => {
       ]);
     });
 
-    it('space with both id and alias, or neither', async () => {
-      const both = await t.gql(SPACE_INFO, { id: SPACE, alias: 'bnbchain' });
+    it('space with an id and an alias of two spaces, or neither', async () => {
+      const both = await t.gql(SPACE_INFO, { id: SPACE, alias: 'quai' });
       expect(both.body.data).toEqual({ space: null });
-      expect(both.body.errors).toEqual([refusal('Give space either id or alias, not both')]);
+      expect(both.body.errors).toEqual([
+        refusal(
+          `space(id: 40, alias: "quai") names two spaces: space 40's alias is "bnbchain"; give ` +
+            'id or alias, or both of one space',
+        ),
+      ]);
+      // The alias of a private space the token may not read is not told apart from any other.
+      const asOther = { token: otherSpaceToken };
+      const hidden = await t.gql(SPACE_INFO, { id: SPACE, alias: 'hidden' }, asOther);
+      expect(hidden.body.errors[0].message).toBe(
+        `space(id: 40, alias: "hidden") names two spaces: space 40's alias is "bnbchain"; give ` +
+          'id or alias, or both of one space',
+      );
+      // An id the token may not read is not found, whatever the alias.
+      const unreadable = await t.gql(SPACE_INFO, { id: HIDDEN, alias: 'hidden' }, asOther);
+      expect(unreadable.body.errors).toEqual([refusal('Space not found', 'SPACE_NOT_FOUND')]);
       const neither = await t.gql(SPACE_INFO, {});
       expect(neither.body.data).toEqual({ space: null });
       expect(neither.body.errors).toEqual([refusal('Give space one of id or alias')]);
