@@ -19,7 +19,7 @@ import { AccessTokensService } from 'loyalty-leaderboard';
 
 const MYSQL_SERVER = process.env.HOSTS_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 const POSTGRES_SERVER = process.env.HOSTS_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const GRAPHQL_PATH = '/graphql';
+const GRAPHQL_PATH = '/query';
 const STEP_TIMEOUT = 120_000;
 /** Opens the message of a test that could not run because an earlier one failed. */
 const NOT_RUN = 'not run:';
@@ -124,7 +124,7 @@ interface Database {
   /** A folder of the run's own: the SQLite file is made in it. */
   scratch: string;
   /**
-   * What the README's snippet reads from process.env.DB, and the loyalty CLI from DATABASE_URL:
+   * What the README's snippet and the loyalty CLI read from DATABASE_URL:
    * `mysql://user@host:port/database`, `postgres://user@host:port/database` or
    * `sqlite:/path/to/file.sqlite`.
    */
@@ -134,7 +134,7 @@ interface Database {
 let chosen: Database | undefined;
 
 /**
- * Sets process.env.DB for this test file. The README's snippet reads it when the app module is
+ * Sets process.env.DATABASE_URL for this test file. The README's snippet reads it when the app module is
  * evaluated, so a spec imports a module calling this before it imports the app module.
  */
 export function useDatabase(kind: DatabaseKind): void {
@@ -148,7 +148,7 @@ export function useDatabase(kind: DatabaseKind): void {
         ? `${POSTGRES_SERVER}/${schema}`
         : `sqlite:${join(scratch, 'loyalty.sqlite')}`;
   chosen = { fixture, kind, schema, scratch, databaseUrl };
-  process.env.DB = databaseUrl;
+  process.env.DATABASE_URL = databaseUrl;
 }
 
 /**
@@ -195,7 +195,7 @@ async function onServer(
 
 /** The suite, on the database useDatabase chose; createApp creates the app as src/main.ts does. */
 export function hostSuite(createApp: () => Promise<INestApplication>): void {
-  if (!chosen || process.env.DB !== chosen.databaseUrl) {
+  if (!chosen || process.env.DATABASE_URL !== chosen.databaseUrl) {
     throw new Error('import a module calling useDatabase() before the app module');
   }
   const { fixture, kind: database, schema, scratch, databaseUrl } = chosen;

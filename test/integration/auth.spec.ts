@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -217,6 +220,17 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
     expect(response.body).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('creates a token in the database --database-url names, over DATABASE_URL', async () => {
+    const result = await runCli(
+      ['token', 'create', '--database-url', t.db.url, '--name', 'by-flag'],
+      { DATABASE_URL: 'sqlite:/nonexistent/elsewhere.sqlite' },
+    );
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^lpt_\w+\n$/) });
+    expect(result.stderr).not.toContain('No DATABASE_URL');
+    const response = await t.gql('{ __typename }', undefined, { token: result.stdout.trim() });
+    expect(response.body).toEqual({ data: { __typename: 'Query' } });
+  });
+
   it('creates a token with scopes from the command line, refusing an unknown scope with exit 2', async () => {
     const env = { DATABASE_URL: t.db.url };
     const scopesOf = async (name: string) =>
@@ -274,5 +288,31 @@ describe.each(DB_KINDS)('access tokens on %s', (kind) => {
       expect(refused.stderr).toContain('token create --name NAME [--scope query,ingest]');
     }
     expect(await scopesOf('cli-refused')).toEqual([]);
+  });
+});
+
+describe('the command line without a database URL', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'loyalty-cli-'));
+  });
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('says it makes a new database, naming the database files beside it, once', async () => {
+    // A host's database, under the name the host chose.
+    writeFileSync(join(folder, 'loyalty.sqlite'), '');
+    const create = (name: string) =>
+      runCli(['token', 'create', '--name', name], { DATABASE_URL: '' }, undefined, folder);
+    const first = await create('first');
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(
+      `No DATABASE_URL: making a new database at ${join('data', 'loyalty.sqlite')}. A service ` +
+        'or host that uses another database will not see what this command does: give its URL ' +
+        'with --database-url or DATABASE_URL. Database files here: loyalty.sqlite.\n',
+    );
+    expect(existsSync(join(folder, 'data', 'loyalty.sqlite'))).toBe(true);
+    const second = await create('second');
+    expect(second.code).toBe(0);
+    expect(second.stderr).not.toContain('No DATABASE_URL');
   });
 });

@@ -13,13 +13,17 @@ export interface CliResult {
 /** Runs the built command line (`npm run build` first; the README's test command does). */
 export function runCli(
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   input?: string,
+  cwd?: string,
 ): Promise<CliResult> {
   if (!existsSync(CLI))
     throw new Error(`${CLI} is missing: run "npm run build" before the e2e specs`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      ...(cwd ? { cwd } : {}),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

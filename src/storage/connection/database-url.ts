@@ -1,4 +1,5 @@
-import type { DatabaseConfig } from '../engine/database-config';
+import { existsSync, readdirSync } from 'node:fs';
+import { isServerConfig, type DatabaseConfig } from '../engine/database-config';
 import { redact } from '../engine/server-url';
 import { ENGINES } from '../engines';
 
@@ -28,4 +29,19 @@ export function parseDatabaseUrl(url: string, cwd: string = process.cwd()): Data
       ? `DATABASE_URL: unsupported scheme "${scheme}"; use ${ENGINES.flatMap((e) => e.schemes).join(', ')}`
       : `DATABASE_URL: cannot read "${redact(url)}"; expected ${EXPECTED}`,
   );
+}
+
+/**
+ * The file that opening `database` would create, because it is not there yet; undefined for a
+ * database server, a database in memory, or a file that exists.
+ */
+export function fileItWouldCreate(database: DatabaseConfig): string | undefined {
+  if (isServerConfig(database) || database.file === ':memory:') return undefined;
+  return existsSync(database.file) ? undefined : database.file;
+}
+
+/** The embedded database files in `folder` (by their usual extensions), for messages. */
+export function databaseFilesIn(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).filter((file) => /\.(sqlite3?|db)$/.test(file));
 }

@@ -25,4 +25,8 @@ export const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <comma
 Commands:
 ${COMMANDS.map((command) => command.help).join('\n')}
 
-Environment: DATABASE_URL (default sqlite:./data/loyalty.sqlite), see README.md.`;
+Options for every command:
+  --database-url URL          the database to work on (overrides DATABASE_URL; default
+                              sqlite:./data/loyalty.sqlite): the one the service or host uses
+
+Environment: DATABASE_URL, and the service's other settings; see README.md.`;

@@ -1,4 +1,4 @@
-import './use-postgres'; // first: the app module reads process.env.DB when it is evaluated
+import './use-postgres'; // first: the app module reads process.env.DATABASE_URL when it is evaluated
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from '../src/app.module';

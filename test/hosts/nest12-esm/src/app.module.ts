@@ -15,9 +15,10 @@ import {
   LoyaltyModule,
 } from 'loyalty-leaderboard';
 
-// DB: sqlite:file, mysql://user:password@host:3306/database (MySQL 8.0.17+, MariaDB 10.8+)
+// DATABASE_URL, as the loyalty command line reads it (same default): sqlite:file,
+// mysql://user:password@host:3306/database (MySQL 8.0.17+, MariaDB 10.8+)
 // or postgres://user:password@host:5432/database (PostgreSQL 13+)
-const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
+const db = process.env.DATABASE_URL || 'sqlite:./data/loyalty.sqlite';
 
 @Module({
   imports: [
@@ -32,6 +33,7 @@ const db = process.env.DB ?? 'sqlite:loyalty.sqlite';
     }),
     GraphQLModule.forRoot<ApolloDriverConfig>({
       driver: ApolloDriver,
+      path: '/query', // the path this README and the client use; Nest's default is /graphql
       autoSchemaFile: true,
       // Optional: the error envelope, and the HTTP statuses it implies.
       formatError: formatLoyaltyError,

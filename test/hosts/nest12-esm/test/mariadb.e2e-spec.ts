@@ -1,4 +1,4 @@
-import './use-mariadb.js'; // first: the app module reads process.env.DB when it is evaluated
+import './use-mariadb.js'; // first: the app module reads process.env.DATABASE_URL when it is evaluated
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../src/app.module.js';
 import { hostSuite } from './host-suite.js';
