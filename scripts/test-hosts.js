@@ -196,6 +196,8 @@ function readmeBlocks(readme, heading) {
   const level = /^#+/.exec(lines[start])[0].length;
   const blocks = [];
   let block = null;
+  // Inside another fence (a shell block's # comments), nothing is a heading.
+  let otherFence = false;
   for (const line of lines.slice(start + 1)) {
     if (block) {
       if (/^```\s*$/.test(line)) {
@@ -204,9 +206,14 @@ function readmeBlocks(readme, heading) {
       } else block.push(line);
       continue;
     }
+    if (otherFence) {
+      if (/^```\s*$/.test(line)) otherFence = false;
+      continue;
+    }
     const h = /^(#+)\s/.exec(line);
     if (h && h[1].length <= level) break;
     if (/^```(ts|typescript)\b/.test(line)) block = [];
+    else if (/^```/.test(line)) otherFence = true;
   }
   return blocks;
 }

@@ -33,6 +33,9 @@ Commands:
   export --space ID [--sprint ID]
                               print a board as CSV in rank order as of one moment (one read
                               snapshot): rank,address,username,points
+  backup --out FILE           copy an embedded (SQLite) database, as of one moment, into a new
+                              FILE while the service goes on writing; database servers are
+                              backed up with their own tools (docs/operations.md, Backup)
   demo [--entries N]          load the demo dataset: 3 spaces with sprints, quests and N
                               addresses with points each (default 5000)
   setup-demo [--entries N]    migrate, load the demo dataset into an empty database, create a
@@ -41,7 +44,11 @@ Commands:
                               print the GraphQL schema (SDL) of a profile (default: the one
                               SCHEMA_PROFILE sets), or write it to FILE
 
-Environment: DATABASE_URL (default sqlite:./data/loyalty.sqlite), see README.md.`;
+Options for every command:
+  --database-url URL          the database to work on (overrides DATABASE_URL; default
+                              sqlite:./data/loyalty.sqlite): the one the service or host uses
+
+Environment: DATABASE_URL, and the service's other settings; see README.md.`;
 
 const TOKEN_USAGE =
   'usage: token create --name NAME [--scope query,ingest] [--space ID] [--expires 30d|90d|never|YYYY-MM-DD]';
@@ -82,6 +89,18 @@ describe('loyalty <command> arguments (no database)', () => {
 
   it.each([[[]], [['--help']], [['-h']], [['help']]])('prints the help for %j', async (args) => {
     expect(await cli(...args)).toEqual({ code: 0, stdout: `${HELP}\n`, stderr: '' });
+  });
+
+  it.each([
+    [['--database-url'], '--database-url needs a URL (sqlite:FILE, mysql://..., postgres://...)\n'],
+    [['--database-url=sqlite:a', '--database-url', 'sqlite:b'], '--database-url is given twice\n'],
+    // Read as DATABASE_URL is: a bad one is told the same way, before any database work.
+    [
+      ['--database-url', 'ftp://x'],
+      'Invalid configuration:\n  - DATABASE_URL: unsupported scheme "ftp:"; use sqlite:, mysql:, mariadb:, postgres:, postgresql:\n',
+    ],
+  ])('refuses migrate %j with exit 2', async (args, message) => {
+    expect(await cli('migrate', ...args)).toEqual({ code: 2, stdout: '', stderr: message });
   });
 
   it('refuses an unknown command with the help, exit 2', async () => {
@@ -306,6 +325,7 @@ describe('loyalty <command> arguments (no database)', () => {
       'token',
       'import',
       'export',
+      'backup',
       'demo',
       'setup-demo',
       'schema',

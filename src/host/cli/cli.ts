@@ -12,8 +12,11 @@ import { UsageError } from './support/cli-args';
 import { COMMANDS, HELP } from './commands';
 import { describeFailure, missingPackageNote, missingPackageOf, note } from './support/output';
 
-/** Commands meant to start from a new database (or none): no warning when they make one. */
-const MAKE_THEIR_DATABASE = new Set(['demo', 'setup-demo', 'schema']);
+/**
+ * Commands meant to start from a new database (or none), or that refuse a missing one (backup):
+ * no warning that a new one is being made.
+ */
+const MAKE_THEIR_DATABASE = new Set(['demo', 'setup-demo', 'schema', 'backup']);
 
 /** Runs `loyalty <args>`; resolves to the exit code, or rejects with what `exitCodeFor` tells. */
 export async function run(args: string[]): Promise<number> {

@@ -95,4 +95,9 @@ export interface DatabaseEngine {
   readonly replicas?: ReplicaDriver;
   /** A whole-board read in worker threads where this engine offers one for this data source. */
   parallelBoardRead?(dataSource: DataSource): ParallelBoardRead | undefined;
+  /**
+   * Copies the database as of one moment into `file` (which must not exist) while others go on
+   * writing; absent where the server's own dump tools do it (docs/operations.md, Backup).
+   */
+  readonly onlineBackup?: (dataSource: DataSource, file: string) => void;
 }

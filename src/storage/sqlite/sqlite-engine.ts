@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { DatabaseEngine } from '../engine/database-engine';
 import { EmbeddedProbe } from './embedded-probe';
+import { backupSqlite } from './sqlite-backup';
 import { GroupCommitTransactionRunner } from './group-commit-transaction-runner';
 import { readSqliteBoardInWorkers } from './parallel-board-read';
 import { parseSqliteUrl, sqliteDataSourceOptions } from './sqlite-connection';
@@ -41,6 +42,7 @@ export const SQLITE_ENGINE: DatabaseEngine = {
   prepareSchema: prepareSqliteSchema,
   // One connection, no pool.
   poolStats: () => undefined,
+  onlineBackup: backupSqlite,
   /** Only a database file can be opened again by a worker; an in-memory one exists once. */
   parallelBoardRead: (dataSource) => {
     const file = fileOf(dataSource);

@@ -1,4 +1,5 @@
 import { adminCommand } from './admin.command';
+import { backupCommand } from './backup.command';
 import type { Command } from './command';
 import { demoCommand } from './demo.command';
 import { exportCommand } from './export.command';
@@ -15,6 +16,7 @@ export const COMMANDS: readonly Command[] = [
   tokenCreateCommand,
   importCommand,
   exportCommand,
+  backupCommand,
   demoCommand,
   setupDemoCommand,
   schemaCommand,
