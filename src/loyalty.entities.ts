@@ -17,6 +17,7 @@ import { SpaceTokens1764400000000 } from './storage/migrations/1764400000000-spa
 import { BoardRankBuckets1764500000000 } from './storage/migrations/1764500000000-board-rank-buckets';
 import { LedgerReasons1764600000000 } from './storage/migrations/1764600000000-ledger-reasons';
 import { SpaceAlias1764700000000 } from './storage/migrations/1764700000000-space-alias';
+import { TokenCreators1764800000000 } from './storage/migrations/1764800000000-token-creators';
 import { ServiceSettingEntity } from './storage/schema/service-setting.entity';
 
 /** Every entity of the module: a host lists them in its TypeORM data source (or autoLoadEntities). */
@@ -45,4 +46,5 @@ export const LOYALTY_MIGRATIONS = [
   BoardRankBuckets1764500000000,
   LedgerReasons1764600000000,
   SpaceAlias1764700000000,
+  TokenCreators1764800000000,
 ];

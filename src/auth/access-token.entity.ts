@@ -56,6 +56,13 @@ export class AccessTokenEntity {
   })
   expiresAt!: number | null;
 
+  /**
+   * Who created it, as the host names its users (the dashboard: the account's id; the command
+   * line: `cli`); null when not told, and for tokens made before creators were recorded.
+   */
+  @Column({ name: 'created_by', type: 'varchar', length: 64, nullable: true, default: null })
+  createdBy!: string | null;
+
   /** The token a rotation replaced this one with. */
   @Column({ name: 'replaced_by', type: 'varchar', length: 36, nullable: true, default: null })
   replacedBy!: string | null;

@@ -35,6 +35,8 @@ export interface AccessTokenInfo {
   lastUsedAt: string | null;
   /** The client address of its last use. */
   lastUsedFrom: string | null;
+  /** Who created it (see {@link CreateTokenOptions.createdBy}); null when not told. */
+  createdBy: string | null;
 }
 
 /** What else {@link AccessTokensService.create} may be told. */
@@ -43,6 +45,12 @@ export interface CreateTokenOptions {
   spaceId?: number | null;
   /** Epoch ms from which it is refused (see parseTokenExpiry); null or absent: never. */
   expiresAt?: number | null;
+  /**
+   * Who creates it, as the host names its users (at most 64 characters): the dashboard records
+   * the account's id, the command line `cli`. Lists show it, and {@link revokeCreatedBy} revokes
+   * by it when a member leaves.
+   */
+  createdBy?: string | null;
   /**
    * Refuse (ALREADY_EXISTS) a name that a live token of the same owner (the same space, or the
    * deployment) already has, compared case-insensitively: two live "ci" tokens cannot be told
@@ -142,6 +150,7 @@ export class AccessTokensService implements OnApplicationShutdown {
       parseTokenScopes(scopes),
       checkSpaceId(options.spaceId),
       checkExpiry(options.expiresAt, now),
+      checkCreator(options.createdBy),
       now,
     );
     if (!options.uniqueName) {
@@ -193,9 +202,15 @@ export class AccessTokensService implements OnApplicationShutdown {
    * never later than its own expiry). Both writes commit together. Null when no live token has
    * that id. A token already rotated (live during its grace) is not rotated again: that is
    * INVALID_ARGUMENT, naming the prefix of its successor, the token to rotate instead. It may
-   * still be revoked.
+   * still be revoked. The new one's creator is `options.createdBy` (who rotated it), else the old
+   * one's.
    */
-  async rotate(id: string, graceMs: number): Promise<RotatedAccessToken | null> {
+  async rotate(
+    id: string,
+    graceMs: number,
+    options: { createdBy?: string | null } = {},
+  ): Promise<RotatedAccessToken | null> {
+    const rotatedBy = options.createdBy === undefined ? undefined : checkCreator(options.createdBy);
     if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > MAX_ROTATION_GRACE_MS) {
       throw new LoyaltyException(
         ErrorCode.INVALID_ARGUMENT,
@@ -227,6 +242,7 @@ export class AccessTokensService implements OnApplicationShutdown {
         old.scopes,
         old.spaceId,
         lifetime === null ? null : Math.min(now + lifetime, latestTokenExpiry(now)),
+        rotatedBy === undefined ? (old.createdBy ?? null) : rotatedBy,
         now,
         replacement,
       );
@@ -249,6 +265,43 @@ export class AccessTokensService implements OnApplicationShutdown {
     const result = await this.tokens.update({ id, revokedAt: IsNull() }, { revokedAt: Date.now() });
     this.forget(id);
     return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Revokes every token `createdBy` created that still works (one in its rotation grace included),
+   * in space `spaceId` only when given (null: deployment tokens only). Answers them as they were,
+   * for the caller's audit trail. `within`: the caller's transaction (one of the module's runner),
+   * so that the revocation commits with the change that calls for it. They stop working on this
+   * instance once committed, and on others within a second, as any revocation.
+   */
+  async revokeCreatedBy(
+    createdBy: string,
+    spaceId?: number | null,
+    within?: EntityManager,
+  ): Promise<AccessTokenInfo[]> {
+    const creator = checkCreator(createdBy);
+    if (creator === null) return [];
+    const work = async (manager: EntityManager) => {
+      const tokens = manager.getRepository(AccessTokenEntity);
+      const now = Date.now();
+      const owner =
+        spaceId === undefined ? {} : spaceId === null ? { spaceId: IsNull() } : { spaceId };
+      const rows = await tokens.find({
+        where: liveAt(now).map((live) => ({ createdBy: creator, ...owner, ...live })),
+        order: { createdAt: 'ASC', id: 'ASC' },
+      });
+      if (rows.length > 0)
+        await tokens.update(
+          { id: In(rows.map((row) => row.id)), revokedAt: IsNull() },
+          { revokedAt: now },
+        );
+      return rows.map(toInfo);
+    };
+    const revoked = within ? await work(within) : await this.transactions.run(work);
+    // Within a caller's transaction this runs before its commit: a check in between may keep the
+    // token as valid for VERIFIED_TTL_MS more, no longer than another instance would.
+    for (const token of revoked) this.forget(token.id);
+    return revoked;
   }
 
   /**
@@ -437,6 +490,7 @@ export class AccessTokensService implements OnApplicationShutdown {
     scopes: TokenScope[],
     spaceId: number | null,
     expiresAt: number | null,
+    createdBy: string | null,
     now: number,
     id: string = randomUUID(),
   ): { row: AccessTokenEntity; created: CreatedAccessToken } {
@@ -454,6 +508,7 @@ export class AccessTokensService implements OnApplicationShutdown {
       lastUsedFrom: null,
       revokedAt: null,
       replacedBy: null,
+      createdBy,
     });
     // Built before the insert, which may leave the columns' stored forms on the entity.
     return { row, created: { ...toInfo(row), token } };
@@ -553,5 +608,17 @@ function toInfo(entity: AccessTokenEntity): AccessTokenInfo {
     expiresAt: iso(entity.expiresAt ?? null),
     lastUsedAt: iso(entity.lastUsedAt ?? null),
     lastUsedFrom: entity.lastUsedFrom ?? null,
+    createdBy: entity.createdBy ?? null,
   };
+}
+
+/** A token's creator as given: at most 64 characters, not blank; null or absent: not told. */
+function checkCreator(createdBy: string | null | undefined): string | null {
+  if (createdBy === undefined || createdBy === null) return null;
+  if (typeof createdBy !== 'string' || createdBy.trim() === '' || createdBy.length > 64)
+    throw new LoyaltyException(
+      ErrorCode.INVALID_ARGUMENT,
+      "A token's creator must be 1 to 64 characters",
+    );
+  return createdBy;
 }

@@ -157,6 +157,8 @@ describe.each(DB_KINDS)('the settings endpoint and dashboard sign-in on %s', (ki
       expiresAt: null,
       lastUsedAt: expect.any(String),
       lastUsedFrom: expect.any(String),
+      // The signed-in account that made it.
+      createdBy: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
 
     const rows: Array<Record<string, unknown>> = await runSql(

@@ -29,7 +29,6 @@ import {
   TestDatabase,
 } from '../utils/test-databases';
 
-/** The module's migrations and ours, by name: a host may add its own between them. */
 /** The columns of keys compared byte for byte (table.column, sorted). */
 const KEY_COLUMNS = [
   'board_changes.address_key',
@@ -42,6 +41,7 @@ const KEY_COLUMNS = [
   'quest_participants.quest_id',
   'quests.id',
 ];
+/** The module's migrations and ours, by name: a host may add its own between them. */
 const KNOWN_MIGRATIONS = new Set([
   ...LOYALTY_MIGRATIONS.map((migration) => migration.name),
   Dashboard1763800000000.name,
@@ -98,6 +98,7 @@ describe.each(DB_KINDS)('migrations on %s', (kind) => {
       'BoardRankBuckets1764500000000',
       'LedgerReasons1764600000000',
       'SpaceAlias1764700000000',
+      'TokenCreators1764800000000',
     ]);
     const pending = await dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -293,6 +294,7 @@ describe.each(DB_KINDS)('the token scopes migration on %s', (kind) => {
         'BoardRankBuckets1764500000000',
         'LedgerReasons1764600000000',
         'SpaceAlias1764700000000',
+        'TokenCreators1764800000000',
       ]);
       const [row] = await runSql(after, 'SELECT scopes FROM access_tokens WHERE id = ?', [id]);
       expect(row.scopes).toBe('query');
@@ -385,14 +387,24 @@ describe.each(DB_KINDS)('the space tokens migration on %s', (kind) => {
         'BoardRankBuckets1764500000000',
         'LedgerReasons1764600000000',
         'SpaceAlias1764700000000',
+        'TokenCreators1764800000000',
       ]);
       expect(
         await runSql(
           after,
-          'SELECT space_id AS spaceId, expires_at AS expiresAt, last_used_from AS lastUsedFrom, scopes FROM access_tokens WHERE id = ?',
+          'SELECT space_id AS spaceId, expires_at AS expiresAt, last_used_from AS lastUsedFrom, scopes, created_by AS createdBy FROM access_tokens WHERE id = ?',
           [id],
         ),
-      ).toEqual([{ spaceId: null, expiresAt: null, lastUsedFrom: null, scopes: 'ingest,query' }]);
+      ).toEqual([
+        // No creator was recorded before TokenCreators: null, never a guess.
+        {
+          spaceId: null,
+          expiresAt: null,
+          lastUsedFrom: null,
+          scopes: 'ingest,query',
+          createdBy: null,
+        },
+      ]);
       expect(
         (await runSql(after, 'SELECT is_private AS p FROM spaces')).map((r) => Number(r.p)),
       ).toEqual([0]);
@@ -474,6 +486,7 @@ describe.each(DB_KINDS)('the space alias migration on %s', (kind) => {
       try {
         expect(known(await after.runMigrations({ transaction: 'each' }))).toEqual([
           'SpaceAlias1764700000000',
+          'TokenCreators1764800000000',
         ]);
         const pending = await after.driver.createSchemaBuilder().log();
         expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -493,6 +506,9 @@ describe.each(DB_KINDS)('the space alias migration on %s', (kind) => {
         );
         // Any number of spaces without one.
         await runSql(after, "INSERT INTO spaces (id, name) VALUES (5, 'No alias either')");
+        // TokenCreators came after it: undone first, its column goes.
+        await after.undoLastMigration({ transaction: 'each' });
+        expect(await columnsOf(after, 'access_tokens')).not.toContain('created_by');
         await after.undoLastMigration({ transaction: 'each' });
         expect(await runSql(after, 'SELECT id, name FROM spaces ORDER BY id')).toEqual([
           { id: 3, name: 'Kept' },
@@ -568,6 +584,7 @@ describe.each(DB_KINDS)(
           'BoardRankBuckets1764500000000',
           'LedgerReasons1764600000000',
           'SpaceAlias1764700000000',
+          'TokenCreators1764800000000',
         ]);
         // The schema the entities describe, the index once, and the rows as they were.
         const pending = await after.driver.createSchemaBuilder().log();

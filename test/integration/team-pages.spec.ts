@@ -380,6 +380,60 @@ describe.each(DB_KINDS)('the team pages on %s', (kind) => {
     expect((await owner.form(`${members}/${helperId}/remove`)).status).toBe(404);
   });
 
+  it("names each token's creator, and removes a member with their tokens unless kept", async () => {
+    const space = 7;
+    await t.load([{ type: 'space', id: space, name: 'Eta' }]);
+    const owner = await member('eta-owner@example.com', space, 'owner');
+    const leaving = await member('eta-leaving@example.com', space, 'owner');
+    const staying = await member('eta-staying@example.com', space, 'owner');
+    const make = async (person: Person, name: string) => {
+      const { page } = await person.formThenPage('/dashboard/settings/server-api/tokens', {
+        name,
+        scopes: 'query',
+        spaceId: String(space),
+        expires: 'never',
+      });
+      return NEW_TOKEN.exec(page.text)![1];
+    };
+    const gone = await make(leaving, 'eta-gone');
+    const kept = await make(staying, 'eta-kept');
+    const settings = await owner.page('/dashboard/settings');
+    expect(settings.text).toMatch(
+      /<td data-label="Name">eta-gone<\/td>[\s\S]*?<span class="hint from"> by eta-leaving@example\.com<\/span>/,
+    );
+
+    const members = `/dashboard/spaces/${space}/members`;
+    const page = await owner.page(members);
+    const idOf = async (email: string) => (await t.app.get(AdminsService).findByEmail(email))!.id;
+    const leavingId = await idOf('eta-leaving@example.com');
+    const stayingId = await idOf('eta-staying@example.com');
+    // Only a member with tokens gets the choice, unticked: removing revokes unless kept.
+    expect(page.text).toMatch(
+      new RegExp(`type="checkbox"\\s+id="keep-tokens-${leavingId}"\\s+name="keepTokens"`),
+    );
+    expect(page.text).toContain('>Keep their 1 token</label');
+    expect(page.text).not.toContain(`keep-tokens-${await idOf('eta-owner@example.com')}`);
+
+    await owner.formThenPage(`${members}/${leavingId}/remove`);
+    await owner.formThenPage(`${members}/${stayingId}/remove`, { keepTokens: 'on' });
+    const status = async (token: string) =>
+      (await t.gql('{ __typename }', undefined, { token })).status;
+    expect([await status(gone), await status(kept)]).toEqual([401, 200]);
+    const removals = await audit('member.remove');
+    expect(removals.find((e) => e.target === 'eta-leaving@example.com')?.detail).toEqual({
+      role: 'owner',
+      revokedTokens: [expect.stringMatching(/^eta-gone \(lpt_\w+…\)$/)],
+    });
+    expect(removals.find((e) => e.target === 'eta-staying@example.com')?.detail).toEqual({
+      role: 'owner',
+      tokens: 'kept',
+    });
+    // The kept token still names who made it, though they left the space.
+    expect((await owner.page('/dashboard/settings')).text).toMatch(
+      /<td data-label="Name">eta-kept<\/td>[\s\S]*?> by eta-staying@example\.com<\/span>/,
+    );
+  });
+
   it('accepts an invitation on its page: a new account, then an existing one, each signed in', async () => {
     const members = t.app.get(MembersService);
     const { path } = await members.invite(SPACE_A, 'joiner@example.com', 'editor', operatorId);

@@ -216,6 +216,98 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
       expect(page.status).toBe(404);
     });
 
+    it('revokes the tokens a removed member made in the space unless kept, naming them in the audit trail', async () => {
+      const maker = await join('maker@example.com', SPACE_B, 'owner');
+      const keeper = await join('keeper@example.com', SPACE_B, 'owner');
+      const makeToken = async (member: Member, name: string) => {
+        const created = await member.post('/settings/server-api/tokens', {
+          name,
+          scopes: ['query'],
+          spaceId: SPACE_B,
+        });
+        expect(created.status).toBe(201);
+        return created.body as Json;
+      };
+      const made = await makeToken(maker, 'maker export');
+      const kept = await makeToken(keeper, 'keeper export');
+      const works = async (token: Json) =>
+        (await t.gql('{ __typename }', undefined, { token: token.token as string })).status;
+      expect([await works(made), await works(kept)]).toEqual([200, 200]);
+
+      const members = (await operator.get(`/settings/spaces/${SPACE_B}/members`)).body!
+        .members as Json[];
+      const idOf = (email: string) => members.find((m) => m.email === email)!.accountId as string;
+      // Every token records its creator; the members list counts what each would take along.
+      const listed = (await operator.get(`/settings/server-api/tokens?spaceId=${SPACE_B}`))
+        .body as unknown as Json[];
+      expect(listed.find((token) => token.id === made.id)).toMatchObject({
+        createdBy: idOf('maker@example.com'),
+      });
+      expect(members.find((m) => m.email === 'maker@example.com')).toMatchObject({
+        tokensCreated: 1,
+      });
+
+      const removeMember = (email: string, query = '') =>
+        operator.delete(`/settings/spaces/${SPACE_B}/members/${idOf(email)}${query}`);
+      expect((await removeMember('maker@example.com')).status).toBe(204);
+      expect((await removeMember('keeper@example.com', '?keepTokens=true')).status).toBe(204);
+      expect([await works(made), await works(kept)]).toEqual([401, 200]);
+
+      const trail = (await operator.get(`/settings/audit?spaceId=${SPACE_B}&limit=20`)).body!
+        .entries as Json[];
+      const removal = (email: string) =>
+        trail.find((entry) => entry.action === 'member.remove' && entry.target === email);
+      expect(removal('maker@example.com')!.detail).toEqual({
+        role: 'owner',
+        revokedTokens: [`maker export (${made.prefix}…)`],
+      });
+      expect(removal('keeper@example.com')!.detail).toEqual({ role: 'owner', tokens: 'kept' });
+
+      const bad = await operator.delete(
+        `/settings/spaces/${SPACE_B}/members/${idOf('staying@example.com')}?keepTokens=maybe`,
+      );
+      expect(bad.status).toBe(400);
+      expect(errorOf(bad).message).toBe('keepTokens must be true or false');
+    });
+
+    it('revokes every token a removed account made or rotated, in every space', async () => {
+      const leaving = await join('gone@example.com', SPACE_B, 'owner');
+      const first = await leaving.post('/settings/server-api/tokens', {
+        name: 'gone first',
+        spaceId: SPACE_B,
+      });
+      const other = await leaving.post('/settings/server-api/tokens', {
+        name: 'gone other',
+        spaceId: SPACE_B,
+      });
+      // A token someone else made, rotated by the leaving account: its new value is theirs.
+      const operators = await operator.post('/settings/server-api/tokens', {
+        name: 'shared',
+        spaceId: SPACE_B,
+      });
+      const rotated = await leaving.post(
+        `/settings/server-api/tokens/${operators.body!.id as string}/rotate`,
+        {},
+      );
+      expect([first.status, other.status, operators.status, rotated.status]).toEqual([
+        201, 201, 201, 201,
+      ]);
+      const accounts = (await operator.get('/settings/accounts')).body as unknown as Json[];
+      const id = accounts.find((a) => a.email === 'gone@example.com')!.id as string;
+      expect((await operator.delete(`/settings/accounts/${id}`)).status).toBe(204);
+      const statuses = [];
+      for (const token of [first.body!, other.body!, rotated.body!])
+        statuses.push(
+          (await t.gql('{ __typename }', undefined, { token: token.token as string })).status,
+        );
+      expect(statuses).toEqual([401, 401, 401]);
+      const trail = (await operator.get('/settings/audit?limit=20')).body!.entries as Json[];
+      const entry = trail.find(
+        (e) => e.action === 'account.remove' && e.target === 'gone@example.com',
+      );
+      expect(entry!.detail.revokedTokens).toHaveLength(3);
+    });
+
     it('keeps the last owner of a space', async () => {
       const members = (await operator.get(`/settings/spaces/${SPACE_A}/members`)).body!
         .members as Json[];

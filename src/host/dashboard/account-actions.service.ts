@@ -5,6 +5,7 @@ import { AdminInputError, AdminsService, MAX_PASSWORD_LENGTH } from './accounts/
 import { verifyPassword } from './accounts/password-hasher';
 import type { DashboardSession } from './accounts/sessions.service';
 import { requireOperator } from './accounts/space-access';
+import { tokensDetail } from './accounts/token-access';
 import { auditActor, AuditService } from './audit/audit.service';
 import { SignInThrottle } from './sign-in-throttle.service';
 
@@ -50,19 +51,24 @@ export class AccountActions {
     await this.audit.record({ actor: auditActor(session), action: 'account.password', address });
   }
 
-  /** An operator disabling, enabling or removing an account: never the last active operator. */
+  /**
+   * An operator disabling, enabling or removing an account: never the last active operator.
+   * Removing revokes the tokens the account created or rotated unless `keepTokens`; the audit
+   * entry names them, or says they were kept.
+   */
   async manage(
     session: DashboardSession,
     id: string,
     change: 'disable' | 'enable' | 'remove',
     address: string,
+    { keepTokens = false }: { keepTokens?: boolean } = {},
   ): Promise<void> {
     requireOperator(session);
     const account = await this.admins.findById(id);
     if (!account) throw new LoyaltyException(ErrorCode.NOT_FOUND, 'Account not found');
-    let done: boolean;
+    let done: Awaited<ReturnType<AdminsService['changeAccess']>>;
     try {
-      done = await this.admins.changeAccess(id, change);
+      done = await this.admins.changeAccess(id, change, { keepTokens });
     } catch (error) {
       if (error instanceof AdminInputError)
         throw new LoyaltyException(ErrorCode.INVALID_ARGUMENT, error.message);
@@ -76,6 +82,7 @@ export class AccountActions {
       actor: auditActor(session),
       action: `account.${change}`,
       target: account.email,
+      ...(change === 'remove' ? { detail: tokensDetail(done.revokedTokens, keepTokens) } : {}),
       address,
     });
   }

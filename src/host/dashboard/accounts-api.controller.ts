@@ -22,6 +22,7 @@ import { AdminsService, AccountInfo } from './accounts/admins.service';
 import { AccountActions } from './account-actions.service';
 import { AUDIT_CSV_HEADER, AUDIT_ID, auditCsvLine, AuditService } from './audit/audit.service';
 import { CsrfProtected } from './csrf-protected.decorator';
+import { keepTokensOf } from './form-fields';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
 import { DashboardSessionGuard } from './dashboard-session.guard';
@@ -99,8 +100,11 @@ export class AccountsApiController {
     @CurrentSession() session: DashboardSession,
     @Req() request: FastifyRequest,
     @Param('id') id: string,
+    @Query('keepTokens') keepTokens?: string,
   ): Promise<void> {
-    await this.actions.manage(session, id, 'remove', request.ip);
+    await this.actions.manage(session, id, 'remove', request.ip, {
+      keepTokens: keepTokensOf(keepTokens),
+    });
   }
 
   /**

@@ -45,6 +45,7 @@ legend { font-weight:600; padding:0 4px; }
 .hint { color:var(--muted); font-size:14px; }
 .scope { padding:1px 6px; border-radius:4px; background:#eef0f4; font-size:13px; }
 .inline { display:inline; }
+.keep-tokens { display:inline-flex; gap:.25rem; align-items:center; margin-right:.5rem; }
 .alert { padding:10px 14px; border-radius:6px; margin:12px 0; }
 .alert.error { background:#fdecea; color:#8a1c14; border:1px solid #f5c2bd; }
 .alert.notice { background:#e8f3ea; color:#14532d; border:1px solid #b7dcc0; }

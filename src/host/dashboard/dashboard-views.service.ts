@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AdminsService } from './accounts/admins.service';
 import { AccessTokensService } from '../../auth/access-tokens.service';
 import { addressKeyOf } from '../../common/address-key';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
@@ -83,6 +84,7 @@ export class DashboardViews {
     private readonly profiles: ProfilesService,
     private readonly ledger: PointsLedgerService,
     private readonly boards: BoardReader,
+    private readonly admins: AdminsService,
   ) {
     this.distributions = new BoardDistributions(boards);
   }
@@ -90,7 +92,7 @@ export class DashboardViews {
   /** The settings page with the tokens the account manages and where it may create one. */
   async settings(
     session: DashboardSession,
-    options: Omit<SettingsView, 'tokens' | 'spaceNames' | 'owners'> = {},
+    options: Omit<SettingsView, 'tokens' | 'spaceNames' | 'owners' | 'creators'> = {},
   ): Promise<SafeHtml> {
     const spaces = await this.spaces.listSpaces();
     const spaceNames = new Map(spaces.map((space) => [space.id, space.name]));
@@ -101,12 +103,11 @@ export class DashboardViews {
       if (session.access.can('space.manage', space.id))
         owners.push({ value: String(space.id), label: `${space.name} (#${space.id})` });
     }
-    return settingsPage(session, {
-      ...options,
-      tokens: await visibleTokens(this.tokens, session),
-      spaceNames,
-      owners,
-    });
+    const tokens = await visibleTokens(this.tokens, session);
+    const creators = new Map<string, string>();
+    if (tokens.some((token) => token.createdBy !== null && token.createdBy !== 'cli'))
+      for (const account of await this.admins.list()) creators.set(account.id, account.email);
+    return settingsPage(session, { ...options, tokens, spaceNames, owners, creators });
   }
 
   /** The spaces the account sees, with its role in each. */

@@ -13,6 +13,7 @@ import {
   MembersService,
   parseRole,
 } from './accounts/members.service';
+import { tokensDetail } from './accounts/token-access';
 import type { SpaceRole } from './accounts/roles';
 import type { DashboardSession } from './accounts/sessions.service';
 import { auditActor, AuditService } from './audit/audit.service';
@@ -96,19 +97,24 @@ export class TeamActions {
     return role;
   }
 
+  /**
+   * Removes a member; the space's tokens they created or rotated are revoked with it unless
+   * `keepTokens`, and the audit entry names them (or says they were kept).
+   */
   async removeMember(
     session: DashboardSession,
     spaceId: number,
     accountId: string,
     address: string,
+    { keepTokens = false }: { keepTokens?: boolean } = {},
   ): Promise<void> {
-    const removed = await this.members.remove(spaceId, accountId);
+    const removed = await this.members.remove(spaceId, accountId, { keepTokens });
     await this.audit.record({
       actor: auditActor(session),
       action: 'member.remove',
       spaceId,
       target: removed.email,
-      detail: { role: removed.role },
+      detail: { role: removed.role, ...tokensDetail(removed.revokedTokens, keepTokens) },
       address,
     });
   }

@@ -8,6 +8,7 @@ import {
   Patch,
   Post,
   Put,
+  Query,
   Req,
   UseFilters,
   UseGuards,
@@ -21,6 +22,7 @@ import { MembersService } from './accounts/members.service';
 import type { DashboardSession } from './accounts/sessions.service';
 import { spaceFor } from './accounts/space-access';
 import { CsrfProtected } from './csrf-protected.decorator';
+import { keepTokensOf } from './form-fields';
 import { CsrfGuard } from './csrf.guard';
 import { CurrentSession } from './current-session.decorator';
 import { DashboardSessionGuard } from './dashboard-session.guard';
@@ -120,9 +122,11 @@ export class TeamsApiController {
     @Req() request: FastifyRequest,
     @Param('spaceId') id: string,
     @Param('accountId') accountId: string,
+    @Query('keepTokens') keepTokens?: string,
   ): Promise<void> {
+    const keep = keepTokensOf(keepTokens);
     const spaceId = await spaceFor(session, this.spaces, id, 'space.manage');
-    await this.actions.removeMember(session, spaceId, accountId, request.ip);
+    await this.actions.removeMember(session, spaceId, accountId, request.ip, { keepTokens: keep });
   }
 
   /** `{ "private": true }`: only the space's own tokens and deployment tokens read it. */

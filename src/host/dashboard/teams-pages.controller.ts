@@ -13,6 +13,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AccessTokensService } from '../../auth/access-tokens.service';
 import { ErrorCode } from '../../common/errors/error-code';
 import { LoyaltyException } from '../../common/errors/loyalty.exception';
 import type { SpaceEntity } from '../../spaces/space.entity';
@@ -40,7 +41,7 @@ import { SignInThrottle } from './sign-in-throttle.service';
 import { invitationLink } from './teams-api.controller';
 import { MembersService, OpenInvitation } from './accounts/members.service';
 import { requireOperator } from './accounts/space-access';
-import { Form, param, SeeOther, seeOther, text } from './form-fields';
+import { Form, keepTokensOf, param, SeeOther, seeOther, text } from './form-fields';
 import type { SafeHtml } from './views/html';
 import {
   accountPage,
@@ -85,6 +86,7 @@ export class TeamsPagesController {
     private readonly team: TeamActions,
     private readonly views: DashboardViews,
     private readonly auth: DashboardAuth,
+    private readonly tokens: AccessTokensService,
   ) {}
 
   @Post('spaces/:id/privacy')
@@ -238,10 +240,13 @@ export class TeamsPagesController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
     @Param('accountId') accountId: string,
+    @Body() body: Form | undefined,
   ): Promise<SeeOther> {
     const space = await this.views.pageSpace(session, id, 'space.manage');
     await this.memberChange(session, space, () =>
-      this.team.removeMember(session, space.id, accountId, request.ip),
+      this.team.removeMember(session, space.id, accountId, request.ip, {
+        keepTokens: keepTokensOf((body ?? {}).keepTokens),
+      }),
     );
     const left = accountId === session.adminId && !session.access.operator;
     setNotice(request, reply, left ? 'member.left' : 'member.removed');
@@ -430,7 +435,10 @@ export class TeamsPagesController {
         accountsPage(session, { accounts: await this.admins.list(), error: 'Account not found.' }),
       );
     }
-    return removeAccountPage(session, account);
+    const tokensCreated = (await this.tokens.list()).filter(
+      (token) => token.createdBy === account.id,
+    ).length;
+    return removeAccountPage(session, account, tokensCreated);
   }
 
   @Post('accounts/:id/remove')
@@ -441,8 +449,11 @@ export class TeamsPagesController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
+    @Body() body: Form | undefined,
   ): Promise<SeeOther> {
-    return this.changeAccount(session, request, reply, id, 'remove');
+    return this.changeAccount(session, request, reply, id, 'remove', {
+      keepTokens: keepTokensOf((body ?? {}).keepTokens),
+    });
   }
 
   /**
@@ -532,10 +543,11 @@ export class TeamsPagesController {
     reply: FastifyReply,
     id: string,
     change: 'disable' | 'enable' | 'remove',
+    options: { keepTokens?: boolean } = {},
   ): Promise<SeeOther> {
     this.operatorOnly(session);
     try {
-      await this.actions.manage(session, id, change, request.ip);
+      await this.actions.manage(session, id, change, request.ip, options);
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) throw error;

@@ -71,6 +71,7 @@ export class TokenActions {
       spaceId,
       expiresAt: input.expiresAt,
       uniqueName: true,
+      createdBy: session.adminId,
     });
     await this.audit.record({
       actor: auditActor(session),
@@ -91,7 +92,8 @@ export class TokenActions {
     address: string,
   ): Promise<{ token: CreatedAccessToken; previous: AccessTokenInfo }> {
     const token = await this.manageable(session, id);
-    const rotated = await this.tokens.rotate(token.id, graceMs);
+    // The new secret is the rotator's: removing them revokes it, as it would one they created.
+    const rotated = await this.tokens.rotate(token.id, graceMs, { createdBy: session.adminId });
     if (!rotated) throw new LoyaltyException(ErrorCode.TOKEN_NOT_FOUND);
     await this.audit.record({
       actor: auditActor(session),

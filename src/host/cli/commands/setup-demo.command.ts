@@ -19,7 +19,9 @@ export const setupDemoCommand: Command<{ entries: number }> = {
     const token = await withContext(config, async (app) => {
       if (!(await app.get(SpacesService).findSpace(1))) await loadDemo(app, entries);
       else note('Database already holds data: demo load skipped.');
-      return app.get(AccessTokensService).create(`demo ${new Date().toISOString()}`);
+      return app.get(AccessTokensService).create(`demo ${new Date().toISOString()}`, undefined, {
+        createdBy: 'cli',
+      });
     });
     const url = `http://localhost:${config.port}/query`;
     note('');

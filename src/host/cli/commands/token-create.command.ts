@@ -72,6 +72,7 @@ export const tokenCreateCommand: Command<TokenCreateOptions> = {
         spaceId,
         expiresAt,
         uniqueName: true,
+        createdBy: 'cli',
       });
       await app.get(AuditService).record({
         actor: 'cli',

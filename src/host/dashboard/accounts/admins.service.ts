@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, Not, Repository } from 'typeorm';
+import { AccessTokensService, type AccessTokenInfo } from '../../../auth/access-tokens.service';
 import { parseDisplayName } from '../../../common/text/display-name';
 import { SqlDialect } from '../../../storage/dialect/sql-dialect';
 import { InjectSqlDialect } from '../../../storage/sql-dialect.provider';
@@ -59,6 +60,7 @@ export class AdminsService {
     @InjectRepository(AdminEntity) private readonly admins: Repository<AdminEntity>,
     private readonly transactions: TransactionRunner,
     @InjectSqlDialect() private readonly dialect: SqlDialect,
+    private readonly tokens: AccessTokensService,
   ) {}
 
   /** An operator, as `admin create` makes; members join through invitations instead. */
@@ -134,12 +136,17 @@ export class AdminsService {
   /**
    * Disables, enables or removes an account. Disabling and removing end its sessions and close
    * the invitations it made, in the same transaction; removing also drops its memberships (the
-   * audit trail keeps its entries). The last active operator is never disabled or removed: the
+   * audit trail keeps its entries) and, unless `keepTokens`, revokes every token it created or
+   * rotated, answered for the audit trail. The last active operator is never disabled or removed: the
    * active operators' rows are locked while they are counted, so two operators disabling each
    * other at once cannot both succeed. False when the account does not exist or was already in
    * the state asked for.
    */
-  async changeAccess(id: string, change: 'disable' | 'enable' | 'remove'): Promise<boolean> {
+  async changeAccess(
+    id: string,
+    change: 'disable' | 'enable' | 'remove',
+    { keepTokens = false }: { keepTokens?: boolean } = {},
+  ): Promise<false | { revokedTokens: AccessTokenInfo[] }> {
     return this.transactions.run(async (manager) => {
       const account = await manager.findOneBy(AdminEntity, { id });
       if (!account) return false;
@@ -149,7 +156,7 @@ export class AdminsService {
           { id, disabledAt: Not(IsNull()) },
           { disabledAt: null },
         );
-        return (result.affected ?? 0) > 0;
+        return (result.affected ?? 0) > 0 && { revokedTokens: [] };
       }
       if (change === 'disable' && account.disabledAt !== null) return false;
       const operators: Array<{ id: string }> = await query(
@@ -168,11 +175,14 @@ export class AdminsService {
       );
       if (change === 'disable') {
         await manager.update(AdminEntity, { id }, { disabledAt: Date.now() });
-      } else {
-        await manager.delete(SpaceMemberEntity, { accountId: id });
-        await manager.delete(AdminEntity, { id });
+        return { revokedTokens: [] };
       }
-      return true;
+      await manager.delete(SpaceMemberEntity, { accountId: id });
+      await manager.delete(AdminEntity, { id });
+      const revokedTokens = keepTokens
+        ? []
+        : await this.tokens.revokeCreatedBy(id, undefined, manager);
+      return { revokedTokens };
     });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
+import { AccessTokensService, type AccessTokenInfo } from '../../../auth/access-tokens.service';
 import { ErrorCode } from '../../../common/errors/error-code';
 import { LoyaltyException } from '../../../common/errors/loyalty.exception';
 import { parseDisplayName } from '../../../common/text/display-name';
@@ -32,6 +33,8 @@ export interface MemberInfo {
   role: SpaceRole;
   disabled: boolean;
   since: string;
+  /** The space's working tokens this member created or rotated: removing them revokes these. */
+  tokensCreated: number;
 }
 
 export interface InvitationInfo {
@@ -74,6 +77,7 @@ export class MembersService {
     @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
     private readonly transactions: TransactionRunner,
     @InjectSqlDialect() private readonly dialect: SqlDialect,
+    private readonly tokens: AccessTokensService,
   ) {}
 
   async rolesOf(accountId: string): Promise<Map<number, SpaceRole>> {
@@ -105,6 +109,10 @@ export class MembersService {
         disabledAt: number | string | null;
         createdAt: number | string;
       }>();
+    const created = new Map<string, number>();
+    for (const token of await this.tokens.list({ spaceIds: [spaceId] }))
+      if (token.createdBy !== null)
+        created.set(token.createdBy, (created.get(token.createdBy) ?? 0) + 1);
     return rows.map((row) => ({
       accountId: row.accountId,
       email: row.email,
@@ -112,6 +120,7 @@ export class MembersService {
       role: row.role,
       disabled: row.disabledAt !== null,
       since: new Date(Number(row.createdAt)).toISOString(),
+      tokensCreated: created.get(row.accountId) ?? 0,
     }));
   }
 
@@ -137,14 +146,25 @@ export class MembersService {
   }
 
   /** Removes a member from a space; the last owner stays. */
-  async remove(spaceId: number, accountId: string): Promise<{ email: string; role: SpaceRole }> {
+  /**
+   * Removes a member, closing the invitations they made and, unless `keepTokens`, revoking the
+   * space's tokens they created (or rotated), all in one transaction.
+   */
+  async remove(
+    spaceId: number,
+    accountId: string,
+    { keepTokens = false }: { keepTokens?: boolean } = {},
+  ): Promise<{ email: string; role: SpaceRole; revokedTokens: AccessTokenInfo[] }> {
     return this.transactions.run(async (manager) => {
       const member = await manager.findOneBy(SpaceMemberEntity, { spaceId, accountId });
       if (!member) throw new LoyaltyException(ErrorCode.MEMBER_NOT_FOUND);
       if (member.role === 'owner') await this.keepAnOwner(manager, spaceId);
       await closeInvitationsBy(manager, accountId, spaceId);
       await manager.delete(SpaceMemberEntity, { spaceId, accountId });
-      return { email: await emailOf(manager, accountId), role: member.role };
+      const revokedTokens = keepTokens
+        ? []
+        : await this.tokens.revokeCreatedBy(accountId, spaceId, manager);
+      return { email: await emailOf(manager, accountId), role: member.role, revokedTokens };
     });
   }
 

@@ -14,3 +14,11 @@ export function visibleTokens(
 /** A token as the audit trail names it: its name and display prefix, never its value. */
 export const tokenTarget = (token: Pick<AccessTokenInfo, 'name' | 'prefix'>) =>
   `${token.name} (${token.prefix}…)`;
+
+/** What an audit entry says of a leaving member's tokens: the ones revoked, or that they stay. */
+export function tokensDetail(
+  revoked: readonly AccessTokenInfo[],
+  kept: boolean,
+): { tokens: 'kept' } | { revokedTokens: string[] } {
+  return kept ? { tokens: 'kept' } : { revokedTokens: revoked.map((token) => tokenTarget(token)) };
+}

@@ -105,6 +105,8 @@ export interface SettingsView {
   tokens: AccessTokenInfo[];
   /** Space names, for the "Belongs to" column. */
   spaceNames: ReadonlyMap<number, string>;
+  /** Accounts' emails by id, for who created each token. */
+  creators: ReadonlyMap<string, string>;
   /** Where this account may create tokens; none: it manages no tokens (editors, viewers). */
   owners: TokenOwnerChoice[];
   created?: RevealedToken;
@@ -116,8 +118,21 @@ export interface SettingsView {
   form?: { name: string; scopes: string[]; spaceId: string; expires: string; expiresOn: string };
 }
 
+/** Who created a token, as its list says it: an account's email, the command line, or neither. */
+export function tokenCreatorLabel(
+  createdBy: string | null,
+  creators: ReadonlyMap<string, string>,
+): string | null {
+  if (createdBy === null) return null;
+  if (createdBy === 'cli') return 'the command line';
+  return creators.get(createdBy) ?? 'a removed account';
+}
+
 export const tokenOwnerLabel = (spaceId: number | null, names: ReadonlyMap<number, string>) =>
   spaceId === null ? 'Deployment' : `${names.get(spaceId) ?? 'Space'} (#${spaceId})`;
+
+const creatorHint = (label: string | null) =>
+  label === null ? '' : html`<span class="hint from"> by ${label}</span>`;
 
 /** The box that shows a new token value, this once, with its copy button. */
 function newTokenBox(heading: string, token: RevealedToken, more: SafeHtml | string) {
@@ -189,7 +204,9 @@ export function settingsPage(session: Signed, options: SettingsView): SafeHtml {
         <td data-label="Token"><code>${token.prefix}…</code></td>
         <td data-label="Scopes">${scopeList(token.scopes)}</td>
         <td data-label="Belongs to">${tokenOwnerLabel(token.spaceId, options.spaceNames)}</td>
-        <td data-label="Created">${timeTag(token.createdAt)}</td>
+        <td data-label="Created">
+          ${timeTag(token.createdAt)}${creatorHint(tokenCreatorLabel(token.createdBy, options.creators))}
+        </td>
         <td data-label="Expires">${timeTag(token.expiresAt)}</td>
         <td data-label="Last used">
           ${timeTag(token.lastUsedAt)}${

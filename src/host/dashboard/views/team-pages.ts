@@ -21,6 +21,8 @@ export interface MemberRow {
   role: RoleName;
   disabled: boolean;
   since: string;
+  /** The space's working tokens this member created or rotated. */
+  tokensCreated: number;
 }
 export interface InvitationRow {
   id: string;
@@ -132,6 +134,26 @@ export function membersPage(session: Signed, view: MembersView): SafeHtml {
         <td class="actions">
           <form method="post" action="${base}/members/${member.accountId}/remove" class="inline">
             ${csrfField(session)}
+            ${
+              member.tokensCreated > 0
+                ? html`<span class="keep-tokens">
+                    <input
+                      type="checkbox"
+                      id="keep-tokens-${member.accountId}"
+                      name="keepTokens"
+                      aria-describedby="keep-tokens-hint-${member.accountId}"
+                    />
+                    <label for="keep-tokens-${member.accountId}"
+                      >Keep their ${tokenCount(member.tokensCreated)}</label
+                    >
+                    <span id="keep-tokens-hint-${member.accountId}" class="visually-hidden"
+                      >Unticked, removing ${member.email} revokes the
+                      ${tokenCount(member.tokensCreated)} they created or rotated in this
+                      space.</span
+                    >
+                  </span>`
+                : ''
+            }
             <button type="submit" class="danger">
               Remove<span class="visually-hidden"> ${member.email}</span>
             </button>
@@ -434,7 +456,15 @@ export function accountsPage(
   );
 }
 
-export function removeAccountPage(session: Signed, account: AccountRow): SafeHtml {
+/** "1 token", "3 tokens". */
+const tokenCount = (count: number) => `${count} ${count === 1 ? 'token' : 'tokens'}`;
+
+/** `tokensCreated`: the working tokens the account created or rotated, in any space. */
+export function removeAccountPage(
+  session: Signed,
+  account: AccountRow,
+  tokensCreated = 0,
+): SafeHtml {
   return layout(
     { title: 'Remove account', active: 'accounts', ...session },
     html`<section class="card narrow">
@@ -443,8 +473,25 @@ export function removeAccountPage(session: Signed, account: AccountRow): SafeHtm
         The account is signed out everywhere and leaves every space. The audit trail keeps its
         entries. This cannot be undone: to come back, the person needs a new invitation.
       </p>
+      ${
+        tokensCreated > 0
+          ? html`<p>
+              ${account.email} created or rotated ${tokenCount(tokensCreated)} that still
+              ${tokensCreated === 1 ? 'works' : 'work'}: removing the account revokes them, unless
+              you keep them below. The audit trail names each.
+            </p>`
+          : ''
+      }
       <form method="post" action="/dashboard/accounts/${account.id}/remove" class="row">
         ${csrfField(session)}
+        ${
+          tokensCreated > 0
+            ? html`<span class="keep-tokens">
+                <input type="checkbox" id="keep-tokens" name="keepTokens" />
+                <label for="keep-tokens">Keep the ${tokenCount(tokensCreated)}</label>
+              </span>`
+            : ''
+        }
         <button type="submit" class="danger">Remove account</button>
         <a href="/dashboard/accounts">Cancel</a>
       </form>
