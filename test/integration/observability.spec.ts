@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -44,6 +45,13 @@ async function freePort(): Promise<number> {
   server.close();
   return port;
 }
+
+/** The package's version, as /health and the logs report it. */
+const VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 describe.each(DB_KINDS)('metrics and request logs on %s', (kind) => {
   let t: TestApp;
@@ -186,7 +194,7 @@ describe.each(DB_KINDS)('metrics and request logs on %s', (kind) => {
     expect(sample(await scrape(), 'loyalty_http_requests_total', labels)).toBe(before + 2);
   });
 
-  it('logs one JSON line per request: its id, route, status, duration and token id, never the token', async () => {
+  it('logs one JSON line per request: its id, route, status, duration, client and token id, never the token; each line has the version', async () => {
     logLines.length = 0;
     const response = await fetch(`${base}/ingest?x=secret-looking`, {
       method: 'POST',
@@ -209,7 +217,9 @@ describe.each(DB_KINDS)('metrics and request logs on %s', (kind) => {
       path: '/ingest',
       route: '/ingest',
       status: response.status,
+      client: '127.0.0.1',
       tokenId: ingestTokenId,
+      version: VERSION,
     });
     expect(typeof mine[0].ms).toBe('number');
     expect(typeof mine[0].time).toBe('string');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -134,11 +135,16 @@ describe.each(DB_KINDS)('health endpoints on %s', (kind) => {
   it('answers liveness and readiness without a token', async () => {
     const live = await fetch(t.url.replace('/query', '/health/live'));
     expect(live.status).toBe(200);
-    expect(await live.json()).toEqual({ status: 'ok' });
+    // Which version answers: what an operator checks after a deploy.
+    const { version } = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'),
+    ) as { version: string };
+    expect(await live.json()).toEqual({ status: 'ok', version });
     const ready = await fetch(t.url.replace('/query', '/health/ready'));
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       status: 'ready',
+      version,
       checks: { database: 'up', shuttingDown: false, rateLimitStore: 'local' },
     });
   });

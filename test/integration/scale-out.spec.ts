@@ -23,6 +23,21 @@ const points = (key: string, space: number, address: string, value: number) => (
   occurredAt: '2026-03-02T12:00:00Z',
 });
 
+/** haproxy's own answer, in the service's error envelope (deploy/haproxy.cfg). */
+const balancerEnvelope = (code: string, message: string, category: string, status: number) => ({
+  errors: [
+    {
+      message,
+      extensions: {
+        code,
+        category,
+        http_status: status,
+        request_id: expect.stringMatching(/^[0-9A-F]+/),
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
+    },
+  ],
+});
 describe('the scale-out topology (three instances, haproxy, Redis, MariaDB primary and replica)', () => {
   let topology: Topology;
   let writer: string;
@@ -109,7 +124,11 @@ describe('the scale-out topology (three instances, haproxy, Redis, MariaDB prima
       data: { __typename: 'Query' },
     });
     expect((await fetch(`${base}/dashboard`, { redirect: 'manual' })).status).toBeLessThan(400);
-    expect((await fetch(`${base}/not-a-route`)).status).toBe(404);
+    const unknown = await fetch(`${base}/not-a-route`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual(
+      balancerEnvelope('NOT_FOUND', 'Not found', 'NOT_FOUND', 404),
+    );
   });
 
   it('reads on every instance what was written through any one, and its cursors', async () => {
@@ -274,5 +293,25 @@ describe('the scale-out topology (three instances, haproxy, Redis, MariaDB prima
     } finally {
       await topology.sql('replica', 'START SLAVE SQL_THREAD');
     }
+  });
+  // Last: it stops every instance.
+  it('answers in the error envelope with Retry-After when no instance can answer', async () => {
+    const base = topology.balancer!.url;
+    await Promise.all(topology.instances.map((instance) => instance.kill()));
+    const answer = await eventually(
+      () => fetch(`${base}/query`, { method: 'POST', body: '{}' }),
+      (response) => response.status === 503,
+    );
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(await answer.json()).toEqual(
+      balancerEnvelope(
+        'SERVICE_UNAVAILABLE',
+        'Service temporarily unavailable: no instance can answer right now; retry shortly',
+        'UNAVAILABLE',
+        503,
+      ),
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { RateLimiter } from '../rate-limit/rate-limiter.service';
+import { SERVICE_VERSION } from '../version';
 import { DatabaseHealth } from './database-health.service';
 import { ShutdownState } from './shutdown-state.service';
 
@@ -13,10 +14,10 @@ export class HealthController {
     private readonly rateLimiter: RateLimiter,
   ) {}
 
-  /** The process is alive and serving HTTP. */
+  /** The process is alive and serving HTTP; which version it runs. */
   @Get('live')
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
+  live(): { status: 'ok'; version: string } {
+    return { status: 'ok', version: SERVICE_VERSION };
   }
 
   /** Ready for traffic: the database answers and no shutdown is under way. */
@@ -27,6 +28,7 @@ export class HealthController {
     void reply.status(ready ? 200 : 503);
     return {
       status: ready ? 'ready' : 'unavailable',
+      version: SERVICE_VERSION,
       checks: {
         database,
         shuttingDown: this.shutdown.isDraining,

@@ -1,10 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
+import { hostname } from 'node:os';
 import { maskedPath } from '../http/masked-path';
 import { gateTokenOf } from '../http/query-gate';
 import { operationOf } from '../http/request-labels';
 
+import { SERVICE_VERSION } from '../version';
 import type { LogLevelName } from './log-levels';
 
 export { LOG_LEVELS, type LogLevelName } from './log-levels';
@@ -33,6 +35,8 @@ export function createServiceLogger(
   return pino(
     {
       level: config.level,
+      // pino's own base (pid, hostname), and the version: every line says what wrote it.
+      base: { pid: process.pid, hostname: hostname(), version: SERVICE_VERSION },
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
@@ -40,7 +44,7 @@ export function createServiceLogger(
   );
 }
 
-const PRETTY_SKIP = new Set(['level', 'time', 'msg', 'pid', 'hostname']);
+const PRETTY_SKIP = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'version']);
 
 /** `12:00:01.123 INFO  message key=value ...`: for a developer's terminal, not for collectors. */
 function prettyLines(out: NodeJS.WritableStream): DestinationStream {
@@ -131,8 +135,8 @@ function contextOf(rest: unknown[]): string | undefined {
 const QUIET_ROUTES = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /**
- * One line per answered request: its id, route, status, duration and the id of the token that
- * made it (never the token). The path is logged without its query string, and with credentials in
+ * One line per answered request: its id, route, status, duration, the client's address (as
+ * TRUST_PROXY reads it) and the id of the token that made it (never the token). The path is logged without its query string, and with credentials in
  * it (an invitation's secret) masked.
  */
 export function logRequest(log: Logger, request: FastifyRequest, reply: FastifyReply): void {
@@ -147,6 +151,7 @@ export function logRequest(log: Logger, request: FastifyRequest, reply: FastifyR
       route: route ?? null,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 100) / 100,
+      client: request.ip,
       tokenId: gateTokenOf(request)?.id ?? null,
       operation: operationOf(request),
     },

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +69,28 @@ describe('BoardChangeFeed gaps', () => {
     await write(3, 'c');
     await feed.start();
   }
+
+  it('says once that reads fail, and once that they work again, however many polls fail', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    await startWithGap();
+    down = true;
+    for (let poll = 0; poll < 25; poll++) {
+      now += 100;
+      await feed.catchUp().catch(() => undefined);
+    }
+    expect(warn.mock.calls.map(([message]) => message)).toEqual([
+      'Reading board changes failed: connect ECONNREFUSED (said once until it works again)',
+    ]);
+    down = false;
+    now += 100;
+    await feed.catchUp();
+    await feed.catchUp();
+    expect(log.mock.calls.map(([message]) => message)).toEqual([
+      'Reading board changes works again, after 25 failed reads in 3 s',
+    ]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
 
   it('delivers a row that commits late into a gap', async () => {
     await startWithGap();

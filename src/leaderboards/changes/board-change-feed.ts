@@ -70,6 +70,8 @@ export class BoardChangeFeed implements OnApplicationShutdown {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   private lastSuccess = 0;
+  /** Since when reads of board_changes fail, and how many did: null while they work. */
+  private failing: { since: number; count: number } | null = null;
   private readonly positions: Array<{ at: number; seq: number }> = [];
   private pruning = false;
   private pruneTimer?: NodeJS.Timeout;
@@ -218,8 +220,22 @@ export class BoardChangeFeed implements OnApplicationShutdown {
       }
       this.lastSuccess = Date.now();
       this.freshAsOf = started;
+      if (this.failing) {
+        this.logger.log(
+          `Reading board changes works again, after ${this.failing.count} failed reads in ${Math.round((this.lastSuccess - this.failing.since) / 1000)} s`,
+        );
+        this.failing = null;
+      }
     } catch (error) {
-      this.logger.warn(`Reading board changes failed: ${(error as Error).message}`);
+      // One line when reads start failing and one when they work again: polls run ten times a
+      // second, and an outage is already told by the database health check.
+      if (this.failing) this.failing.count++;
+      else {
+        this.failing = { since: started, count: 1 };
+        this.logger.warn(
+          `Reading board changes failed: ${(error as Error).message} (said once until it works again)`,
+        );
+      }
     }
   }
 
