@@ -806,7 +806,7 @@ describe('the client package, installed from its npm pack tarball into a project
   it('brings no other package', async () => {
     const ls = JSON.parse((await npm(['ls', '--all', '--json'], project)).stdout);
     expect(ls.dependencies).toEqual({
-      'loyalty-leaderboard-client': expect.objectContaining({ version: '0.1.0' }),
+      'loyalty-leaderboard-client': expect.objectContaining({ version: '0.2.0' }),
     });
     expect(ls.dependencies['loyalty-leaderboard-client'].dependencies).toBeUndefined();
     expect(readdirSync(join(project, 'node_modules')).sort()).toEqual([
