@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { RateLimiter } from '../rate-limit/rate-limiter.service';
-import { SERVICE_VERSION } from '../version';
+import { SERVICE_VERSION } from '../../common/package-version';
 import { DatabaseHealth } from './database-health.service';
 import { ShutdownState } from './shutdown-state.service';
 

@@ -6,7 +6,7 @@ import { maskedPath } from '../http/masked-path';
 import { gateTokenOf } from '../http/query-gate';
 import { operationOf } from '../http/request-labels';
 
-import { SERVICE_VERSION } from '../version';
+import { SERVICE_VERSION } from '../../common/package-version';
 import type { LogLevelName } from './log-levels';
 
 export { LOG_LEVELS, type LogLevelName } from './log-levels';
