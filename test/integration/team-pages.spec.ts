@@ -491,25 +491,44 @@ describe.each(DB_KINDS)('the team pages on %s', (kind) => {
     expect(used.text).toContain('This invitation link is unknown, was used already');
     expect((await browser.request('/dashboard/invitations/nonsense')).status).toBe(404);
 
-    // The same account, invited to another space: its password, not a new one.
+    // The same account, invited to another space: its password, not a new one. The page is the
+    // one a new email gets (only the secret, its token and the space differ): whoever holds the
+    // link learns nothing of the accounts.
     const second = await members.invite(SPACE_B, 'joiner@example.com', 'viewer', operatorId);
+    const fresh = await members.invite(SPACE_B, 'nobody-yet@example.com', 'viewer', operatorId);
     const other = new DashboardClient(base);
     const page = await other.request(second.path);
-    expect(page.text).toContain('You have an account: enter its password to join.');
-    expect(page.text).not.toContain('Repeat the password');
+    const newcomer = await new DashboardClient(base).request(fresh.path);
+    const shape = (text: string) =>
+      text
+        .replace(/value="[A-Za-z0-9_.-]{20,}"/g, 'value="…"')
+        .replace(/\/dashboard\/invitations\/[A-Za-z0-9_-]+/g, '/dashboard/invitations/…')
+        .replace(/joiner@example\.com|nobody-yet@example\.com/g, 'EMAIL')
+        .replace(/Viewer|Editor/g, 'ROLE');
+    expect(shape(page.text)).toBe(shape(newcomer.text));
+    expect(page.text).toContain('Repeat the password');
     const token = /name="_csrf" value="([^"]+)"/.exec(page.text)![1];
     const wrong = await other.request(second.path, {
       method: 'POST',
-      form: { _csrf: token, password: 'not the password at all' },
+      form: {
+        _csrf: token,
+        name: 'ignored',
+        password: 'not the password at all',
+        passwordRepeat: 'not the password at all',
+      },
     });
     expect(wrong.status).toBe(401);
     expect(alertOf(wrong.text)).toBe('The password of joiner@example.com is incorrect');
     const token2 = /name="_csrf" value="([^"]+)"/.exec(wrong.text)![1];
     const ok = await other.request(second.path, {
       method: 'POST',
-      form: { _csrf: token2, password: PASSWORD },
+      form: { _csrf: token2, name: 'ignored', password: PASSWORD, passwordRepeat: PASSWORD },
     });
     expect(ok.status).toBe(303);
+    // The account keeps its name.
+    expect((await t.app.get(AdminsService).findByEmail('joiner@example.com'))?.name).toBe(
+      'Jo Joiner',
+    );
     const list = await other.request('/dashboard/spaces');
     expect(list.text).toContain('href="/dashboard/spaces/1"');
     expect(list.text).toContain('href="/dashboard/spaces/2"');

@@ -86,6 +86,15 @@ export class PointsPagesController {
       installUploadRoute(adapter.getInstance(), {
         sessionOf: (request) => auth.sessionOf(request),
         busyPage: uploadBusyPage,
+        uploadRefusal: async (session, id) => {
+          try {
+            await views.pageSpace(session, id, 'space.edit');
+            return null;
+          } catch (error) {
+            if (error instanceof DashboardPageException) return error;
+            throw error;
+          }
+        },
       });
   }
 

@@ -400,8 +400,10 @@ function lineTable(className: string, caption: string, lines: ListedLine[]): Saf
 }
 
 const BUSY_MESSAGES: Record<UploadBusy, string> = {
-  session:
+  account:
     'Another upload of yours is being sent or checked: wait until it is done, then send this one.',
+  space:
+    'Other uploads to this space are being sent or checked: send this one again in a few seconds.',
   instance: 'The server is checking other uploads: send this one again in a few seconds.',
 };
 

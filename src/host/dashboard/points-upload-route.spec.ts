@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import Fastify, { FastifyInstance } from 'fastify';
 import { once } from 'node:events';
 import { connect } from 'node:net';
@@ -6,24 +7,46 @@ import type { DashboardSession } from './accounts/sessions.service';
 import {
   installUploadRoute,
   MAX_UPLOADS_IN_FLIGHT,
+  MAX_UPLOADS_PER_SPACE,
   UPLOAD_BODY_LIMIT,
   UPLOAD_ROUTE,
+  UploadRouteServices,
   UploadsInFlight,
 } from './points-upload-route';
 import { html } from './views/html';
 
-const sessionOf = (hash: string) => ({ sessionHash: hash }) as DashboardSession;
+/** A session of `account`, who may upload to the spaces `editable`. */
+const sessionOf = (account: string, editable: number[] = [3]) =>
+  ({
+    adminId: account,
+    email: `${account}@example.com`,
+    access: { can: (_action: string, spaceId: number) => editable.includes(spaceId) },
+  }) as unknown as DashboardSession;
+
+const pages: Omit<UploadRouteServices, 'sessionOf'> = {
+  busyPage: (_session, path, busy) => html`<main><p role="alert">${busy} ${path}</p></main>`,
+  // As the uploads page refuses: a space the account sees but may not edit is 403, others 404.
+  uploadRefusal: (session, id) =>
+    Promise.resolve(
+      session.access.can('space.edit', Number(id))
+        ? null
+        : { status: 404, page: html`<main><p role="alert">Space not found.</p></main>` },
+    ),
+};
 
 describe('uploads in flight', () => {
-  it('holds one upload a session and MAX_UPLOADS_IN_FLIGHT in all, until each is released', () => {
+  it('holds one upload an account, MAX_UPLOADS_PER_SPACE a space, MAX_UPLOADS_IN_FLIGHT in all', () => {
     const inFlight = new UploadsInFlight();
-    const hashes = Array.from({ length: MAX_UPLOADS_IN_FLIGHT }, (_, i) => `s${i}`);
-    expect(hashes.map((hash) => inFlight.take(hash))).toEqual(hashes.map(() => null));
-    expect(inFlight.take('s0')).toBe('session');
-    expect(inFlight.take('another')).toBe('instance');
-    inFlight.release('s1');
-    expect(inFlight.take('another')).toBeNull();
-    expect(inFlight.take('s1')).toBe('instance');
+    expect(MAX_UPLOADS_PER_SPACE).toBeLessThan(MAX_UPLOADS_IN_FLIGHT);
+    expect(inFlight.take('a', 1)).toBeNull();
+    expect(inFlight.take('a', 2)).toBe('account');
+    expect(inFlight.take('b', 1)).toBeNull();
+    expect(inFlight.take('c', 1)).toBe('space');
+    expect(inFlight.take('c', 2)).toBeNull();
+    expect(inFlight.take('d', 3)).toBeNull();
+    expect(inFlight.take('e', 4)).toBe('instance');
+    inFlight.release('a');
+    expect(inFlight.take('e', 1)).toBeNull();
   });
 });
 
@@ -31,8 +54,12 @@ describe('the uploads route', () => {
   let fastify: FastifyInstance;
   const inFlight = new UploadsInFlight(1);
   const bodiesRead: number[] = [];
+  const warned: string[] = [];
 
   beforeAll(async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message) => {
+      warned.push(String(message));
+    });
     fastify = Fastify();
     installUploadRoute(
       fastify,
@@ -43,7 +70,7 @@ describe('the uploads route', () => {
             cookie.startsWith('lb_session=') ? sessionOf(cookie.slice(11)) : null,
           );
         },
-        busyPage: (_session, path, busy) => html`<main><p role="alert">${busy} ${path}</p></main>`,
+        ...pages,
       },
       inFlight,
     );
@@ -53,12 +80,15 @@ describe('the uploads route', () => {
     });
     await fastify.ready();
   });
-  afterAll(() => fastify.close());
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await fastify.close();
+  });
 
-  const post = (cookie?: string) =>
+  const post = (cookie?: string, space = 3) =>
     fastify.inject({
       method: 'POST',
-      url: '/dashboard/spaces/3/points/uploads?x=1',
+      url: `/dashboard/spaces/${space}/points/uploads?x=1`,
       headers: { 'content-type': 'text/plain', ...(cookie ? { cookie } : {}) },
       payload: 'address,points',
     });
@@ -72,11 +102,29 @@ describe('the uploads route', () => {
     expect(bodiesRead).toEqual([]);
   });
 
-  it("reads a signed-in session's upload within the raised limit, and frees its place after", async () => {
+  it('answers an account that may not upload to the space with its 404, taking no place', async () => {
+    warned.length = 0;
+    const answer = await post('lb_session=viewer', 4);
+    expect({ status: answer.statusCode, connection: answer.headers.connection }).toEqual({
+      status: 404,
+      connection: 'close',
+    });
+    expect(answer.body).toContain('Space not found.');
+    expect(bodiesRead).toEqual([]);
+    expect(warned).toEqual([
+      'Upload to /dashboard/spaces/4/points/uploads refused before its body: viewer@example.com may not upload to space 4 (404)',
+    ]);
+    // No place was taken: the instance's one place is still free.
+    expect(inFlight.take('probe', 3)).toBeNull();
+    inFlight.release('probe');
+  });
+
+  it("reads an allowed account's upload within the raised limit, and frees its place after", async () => {
     const answer = await post('lb_session=a');
     expect(answer.json()).toEqual({ limit: UPLOAD_BODY_LIMIT });
     expect(bodiesRead).toEqual(['address,points'.length]);
-    expect(inFlight.take('b')).toBeNull();
+    expect(inFlight.take('b', 3)).toBeNull();
+    warned.length = 0;
     const busy = await post('lb_session=c');
     expect({ status: busy.statusCode, retry: busy.headers['retry-after'] }).toEqual({
       status: 503,
@@ -85,22 +133,24 @@ describe('the uploads route', () => {
     expect(busy.body).toContain('instance /dashboard/spaces/3/points/uploads<');
     expect((await post('lb_session=b')).statusCode).toBe(429);
     expect(bodiesRead).toHaveLength(1);
+    expect(warned).toEqual([
+      'Upload to /dashboard/spaces/3/points/uploads refused before its body: c@example.com: no place (instance busy)',
+      'Upload to /dashboard/spaces/3/points/uploads refused before its body: b@example.com: no place (account busy)',
+    ]);
     inFlight.release('b');
   });
 });
 
-describe('an upload that stops sending', () => {
-  it('is cut off after the idle time, and its place is free again', async () => {
+describe('an upload that trickles', () => {
+  it('is cut off once a window brings too few bytes, and its place is free again', async () => {
     const inFlight = new UploadsInFlight(1);
     const fastify = Fastify();
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     installUploadRoute(
       fastify,
-      {
-        sessionOf: () => Promise.resolve(sessionOf('slow')),
-        busyPage: (_session, path, busy) => html`<p>${busy} ${path}</p>`,
-      },
+      { sessionOf: () => Promise.resolve(sessionOf('slow')), ...pages },
       inFlight,
-      200,
+      { windowMs: 300, minBytes: 64 },
     );
     fastify.post(UPLOAD_ROUTE, (_request, reply) => reply.send('read'));
     const address = await fastify.listen({ port: 0, host: '127.0.0.1' });
@@ -108,29 +158,38 @@ describe('an upload that stops sending', () => {
       const { port } = new URL(address);
       const socket = connect(Number(port), '127.0.0.1');
       await once(socket, 'connect');
-      // Headers and a first part of a 1,000-byte body, then nothing.
+      // Headers, then a byte now and then: never idle, far too slow.
       socket.write(
-        `POST /dashboard/spaces/3/points/uploads HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\naddress,points\n`,
+        `POST /dashboard/spaces/3/points/uploads HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n`,
       );
+      const trickle = setInterval(() => socket.write('a'), 50);
       const started = Date.now();
       await once(socket, 'close');
+      clearInterval(trickle);
       expect(Date.now() - started).toBeLessThan(5_000);
       // The server lets the place go as it sees the connection close.
-      for (let i = 0; i < 50 && inFlight.take('another') !== null; i++) await sleep(20);
-      expect(inFlight.take('another')).toBe('session');
+      for (let i = 0; i < 50 && inFlight.take('another', 3) !== null; i++) await sleep(20);
+      expect(inFlight.take('another', 3)).toBe('account');
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /^Upload to \/dashboard\/spaces\/3\/points\/uploads cut off: slow@example\.com sent \d+ bytes in 300 ms$/,
+        ),
+      );
     } finally {
+      warn.mockRestore();
       await fastify.close();
     }
   });
 });
 
 describe('an upload while sessions cannot be read', () => {
-  it('is refused with 503 before its body is read, on a closed connection', async () => {
+  it('is refused with a 503 page naming no server, before its body is read', async () => {
     const fastify = Fastify();
     const read: string[] = [];
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     installUploadRoute(fastify, {
-      sessionOf: () => Promise.reject(new Error('Database unavailable')),
-      busyPage: (_session, path, busy) => html`<p>${busy} ${path}</p>`,
+      sessionOf: () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:3306')),
+      ...pages,
     });
     fastify.post(UPLOAD_ROUTE, (request, reply) => {
       read.push(String(request.body));
@@ -148,10 +207,20 @@ describe('an upload while sessions cannot be read', () => {
         status: answer.statusCode,
         connection: answer.headers.connection,
         retry: answer.headers['retry-after'],
-      }).toEqual({ status: 503, connection: 'close', retry: '10' });
-      expect(answer.body).toContain('Try again shortly');
+        type: answer.headers['content-type'],
+      }).toEqual({
+        status: 503,
+        connection: 'close',
+        retry: '10',
+        type: expect.stringMatching(/^text\/html/),
+      });
+      expect(answer.body).toContain('Send it again in a few seconds');
+      expect(answer.body).not.toContain('10.0.0.7');
       expect(read).toEqual([]);
+      // The cause is for the operator's log.
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('ECONNREFUSED 10.0.0.7:3306'));
     } finally {
+      warn.mockRestore();
       await fastify.close();
     }
   });

@@ -298,9 +298,10 @@ export class TeamsPagesController {
     if (open.accountExists) {
       const wait = await this.throttle.admit(request.ip, open.email);
       if (wait > 0) return tooManyAttempts(wait);
-    } else if (text(form.password) !== text(form.passwordRepeat)) {
-      return again(400, 'The two passwords differ.');
     }
+    // The one form asks for the password twice, whether or not the account exists.
+    if (text(form.password) !== text(form.passwordRepeat))
+      return again(400, 'The two passwords differ.');
     let accepted: Awaited<ReturnType<MembersService['accept']>>;
     try {
       accepted = await this.members.accept(secret, { name: form.name, password: form.password });
@@ -604,7 +605,6 @@ export class TeamsPagesController {
           spaceName: space?.name ?? `Space #${open.spaceId}`,
           email: open.email,
           role: open.role,
-          accountExists: open.accountExists,
         }),
       ),
     );

@@ -242,14 +242,17 @@ export interface InvitationView {
   spaceName: string;
   email: string;
   role: RoleName;
-  accountExists: boolean;
   /** Someone else is signed in in this browser: accepting signs them out. */
   signedInAs?: string;
   error?: string;
   name?: string;
 }
 
-/** The invitation's own page: before there is a session, so a layout without navigation. */
+/**
+ * The invitation's own page: before there is a session, so a layout without navigation. It is the
+ * same whether or not the email has an account, so that whoever holds the link (the owner who made
+ * it) learns nothing of the deployment's accounts from it.
+ */
 export function invitationPage(view: InvitationView): SafeHtml {
   const passwordField = (id: string, name: string, label: string, autocomplete: string) =>
     html`<label for="${id}">${label}</label>
@@ -273,26 +276,25 @@ export function invitationPage(view: InvitationView): SafeHtml {
       ${alert(view.error)}
       <form method="post" action="/dashboard/invitations/${view.secret}">
         <input type="hidden" name="_csrf" value="${view.csrfToken}" />
-        ${
-          view.accountExists
-            ? html`<p>You have an account: enter its password to join.</p>
-                <input type="hidden" name="email" value="${view.email}" autocomplete="username" />
-                ${passwordField('password', 'password', 'Password', 'current-password')}`
-            : html`<label for="name">Your name</label>
-                <input
-                  id="name"
-                  name="name"
-                  type="text"
-                  autocomplete="name"
-                  required
-                  maxlength="100"
-                  value="${view.name ?? ''}"
-                />
-                <input type="hidden" name="email" value="${view.email}" autocomplete="username" />
-                ${passwordField('password', 'password', 'Password', 'new-password')}
-                <p class="hint">At least 12 characters.</p>
-                ${passwordField('password-repeat', 'passwordRepeat', 'Repeat the password', 'new-password')}`
-        }
+        <label for="name">Your name</label>
+        <input
+          id="name"
+          name="name"
+          type="text"
+          autocomplete="name"
+          required
+          maxlength="100"
+          value="${view.name ?? ''}"
+          aria-describedby="name-hint"
+        />
+        <p id="name-hint" class="hint">An account you already have keeps its name.</p>
+        <input type="hidden" name="email" value="${view.email}" autocomplete="username" />
+        ${passwordField('password', 'password', 'Password', 'current-password')}
+        <p class="hint">
+          Your account's password if you have one with this email; else a new one, of at least 12
+          characters.
+        </p>
+        ${passwordField('password-repeat', 'passwordRepeat', 'Repeat the password', 'new-password')}
         <button type="submit">Join ${view.spaceName}</button>
       </form>
     </section>`,
