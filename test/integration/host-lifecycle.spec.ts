@@ -93,6 +93,7 @@ describe.each(DB_KINDS)('the host starting and stopping on %s', (kind) => {
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({
         status: 'ready',
+        version: expect.stringMatching(/^\d+\.\d+\.\d+/),
         checks: { database: 'up', shuttingDown: false, rateLimitStore: 'degraded' },
       });
       // Limits still hold, per instance.
