@@ -5,6 +5,7 @@ export type {
   LoyaltyModuleOptions,
   LoyaltyObserver,
   ReadReplicaOptions,
+  SpaceWritten,
 } from './options/loyalty-module-options.interface';
 export { LOYALTY_MODULE_OPTIONS } from './options/loyalty.module-definition';
 export { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from './loyalty.entities';

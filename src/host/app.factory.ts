@@ -16,6 +16,9 @@ import { answerBodyFailures, RouteLimits } from './http/body-failures';
 import { installErrorEnvelopes, refuseUnrouted, sendError } from './http/http-errors';
 import { HttpErrorsFilter } from './http/http-errors.filter';
 import { DashboardAuth } from './dashboard/dashboard-auth.service';
+import { AuditService } from './dashboard/audit/audit.service';
+import { IngestSpaceAudit } from './dashboard/audit/ingest-space-audit';
+import type { LoyaltyObserver } from '../options/loyalty-module-options.interface';
 import { dashboardNotFound, installFavicon } from './dashboard/not-found';
 import { RouteTable } from './http/route-table';
 import { gateTokenOf, installQueryGate, refuse, SHUTTING_DOWN } from './http/query-gate';
@@ -123,13 +126,24 @@ export async function createApp(
   // Metrics cost a hook per request: only when something can read them.
   const metricsOn = config.metrics.port !== undefined || config.metrics.token !== undefined;
   const metrics = metricsOn ? newServiceMetrics() : undefined;
+  // Space records applied through POST /ingest go to the audit trail, as dashboard changes do.
+  const spaceAudit = new IngestSpaceAudit();
+  const observer: LoyaltyObserver = {
+    ...(metrics
+      ? {
+          recordsIngested: (counts) => metrics.recordsIngested(counts),
+          rankIndexLoaded: (board, entries, ms) => metrics.rankIndexLoaded(board, entries, ms),
+        }
+      : {}),
+    spacesWritten: (spaces, by) => spaceAudit.spacesWritten(spaces, by),
+  };
   // Request lines are at info (probes at debug): above that, no hook is needed for them.
   const logsRequests = log !== false && log.isLevelEnabled('info');
   // NDJSON bodies: the module's own parser streams them to POST /ingest within the route's limit.
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, {
       ...options,
-      observer: metrics,
+      observer,
       labelOperations: metrics !== undefined || logsRequests,
     }),
     adapter,
@@ -146,6 +160,7 @@ export async function createApp(
       allowedHeaders: ['content-type', 'access-token'],
     });
   }
+  spaceAudit.bind(app.get(AuditService));
   const fastify = app.getHttpAdapter().getInstance();
   const shutdown = app.get(ShutdownState);
   // Callback style: an async hook costs a promise and a microtask on every request.

@@ -8,6 +8,7 @@ import { LoyaltyException } from '../common/errors/loyalty.exception';
 import type {
   LoyaltyModuleOptions,
   LoyaltyObserver,
+  SpaceWritten,
 } from '../options/loyalty-module-options.interface';
 import { LOYALTY_MODULE_OPTIONS } from '../options/loyalty.module-definition';
 import { IngestExceptionFilter } from './ingest-exception.filter';
@@ -15,7 +16,7 @@ import { notifyObserver } from '../options/notify-observer';
 import { IngestHttpRequest, ndjsonLimitOf, readIngestBody } from './ingest-body';
 import { IngestRoute } from './ingest-route';
 import { IngestService, IngestSummary, summarize } from './ingest.service';
-import { applyNumbered, NumberedOutcome } from './record-stream';
+import { applyNumbered, NumberedOutcome, NumberedRecord } from './record-stream';
 
 export const INGEST_PATH = '/ingest';
 export const DEFAULT_INGEST_MAX_RECORDS = 10_000;
@@ -64,6 +65,35 @@ export class IngestController {
     const results = await applyNumbered(this.ingest, numbered, 1, { spaceId: token.spaceId });
     const summary = summarize(results);
     notifyObserver(() => this.observer?.recordsIngested?.(summary));
+    if (this.observer?.spacesWritten) {
+      const written = spacesWritten(numbered, results);
+      if (written.length > 0) {
+        const by = { tokenId: token.id, tokenName: token.name };
+        notifyObserver(() => this.observer?.spacesWritten?.(written, by));
+      }
+    }
     return { ...summary, results };
   }
+}
+
+/** The space records among `numbered` that were applied (accepted), as the observer hears them. */
+function spacesWritten(
+  numbered: readonly NumberedRecord[],
+  results: readonly NumberedOutcome[],
+): SpaceWritten[] {
+  const accepted = new Set(
+    results.filter((result) => result.status === 'accepted').map((result) => result.line),
+  );
+  const written: SpaceWritten[] = [];
+  for (const { line, parsed } of numbered) {
+    if (!parsed.ok || parsed.record.type !== 'space' || !accepted.has(line)) continue;
+    const { id, name, description, alias } = parsed.record;
+    written.push({
+      id,
+      ...(name === undefined ? {} : { name }),
+      ...(description === undefined ? {} : { description }),
+      ...(alias === undefined ? {} : { alias }),
+    });
+  }
+  return written;
 }

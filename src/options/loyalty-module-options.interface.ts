@@ -56,6 +56,19 @@ export interface LoyaltyObserver {
   recordsIngested?(counts: { accepted: number; duplicates: number; refused: number }): void;
   /** A board's rank index finished loading: its entries, and how long the load took. */
   rankIndexLoaded?(board: { spaceId: number; sprintId: number }, entries: number, ms: number): void;
+  /**
+   * POST /ingest applied space records (each created or changed a space), sent with the token
+   * `by`: for a host's audit trail. Called after the commit, with the fields each record gave.
+   */
+  spacesWritten?(spaces: readonly SpaceWritten[], by: { tokenId: string; tokenName: string }): void;
+}
+
+/** A space record POST /ingest applied: its id and the fields it set (absent: left as they were). */
+export interface SpaceWritten {
+  id: number;
+  name?: string;
+  description?: string | null;
+  alias?: string | null;
 }
 
 export interface BoardExportOptions {

@@ -329,6 +329,28 @@ describe.each(SERVER_KINDS)(
       phase = 'down';
       await server.stop();
       await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // A browser on a dashboard page gets a page saying so, naming no server; a script, the
+      // envelope.
+      const dashboard = (accept: string) =>
+        fetch(t.url.replace('/query', '/dashboard/spaces'), {
+          headers: { accept, cookie: 'lb_session=some-session-of-before' },
+          redirect: 'manual',
+        });
+      const page = await dashboard('text/html,application/xhtml+xml');
+      const pageText = await page.text();
+      expect({
+        status: page.status,
+        type: page.headers.get('content-type'),
+        retry: page.headers.get('retry-after'),
+      }).toEqual({ status: 503, type: expect.stringMatching(/^text\/html/), retry: '1' });
+      expect(pageText).toContain('The dashboard cannot reach its database right now.');
+      expect(pageText).not.toMatch(/127\.0\.0\.1|3306|5432|ECONNREFUSED/);
+      const script = await dashboard('application/json');
+      expect(script.status).toBe(503);
+      expect(
+        ((await script.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]
+          .extensions.code,
+      ).toBe('SERVICE_UNAVAILABLE');
       phase = 'restarting';
       await server.start();
       const until = Date.now() + 30_000;

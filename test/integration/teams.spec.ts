@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { AccessTokensService } from '../../src/auth/access-tokens.service';
 import { AdminsService } from '../../src/host/dashboard/accounts/admins.service';
 import { MembersService } from '../../src/host/dashboard/accounts/members.service';
 import type { SpaceRole } from '../../src/host/dashboard/accounts/roles';
@@ -556,6 +557,57 @@ describe.each(DB_KINDS)('teams on one deployment, on %s', (kind) => {
   });
 
   describe('the audit trail', () => {
+    it('records space changes made through POST /ingest, with the token as the actor', async () => {
+      const tokens = t.app.get(AccessTokensService);
+      const deployment = await tokens.create('ingest-deployment', ['ingest']);
+      const send = (token: string, records: unknown[]) =>
+        fetch(`${base}/ingest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'access-token': token },
+          body: JSON.stringify(records),
+        }).then(async (response) => ({ status: response.status, body: await response.json() }));
+      expect(
+        (await send(deployment.token, [{ type: 'space', id: 9, name: 'Iota' }])).body,
+      ).toMatchObject({ accepted: 1 });
+      const own = await tokens.create('ingest-iota', ['ingest'], { spaceId: 9 });
+      const renamed = await send(own.token, [
+        { type: 'space', id: 9, name: 'Iota renamed', alias: 'iota' },
+        // Refused (another space): not audited.
+        { type: 'space', id: SPACE_A, name: 'Hijacked' },
+      ]);
+      expect(renamed.body).toMatchObject({ accepted: 1, refused: 1 });
+
+      // Written after the answer (the audit trail never holds up ingestion): waited for.
+      const ingested = async () =>
+        ((await operator.get('/settings/audit?spaceId=9&limit=10')).body!.entries as Json[]).filter(
+          (entry) => entry.action === 'space.ingest',
+        );
+      let entries = await ingested();
+      for (let i = 0; i < 40 && entries.length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        entries = await ingested();
+      }
+      expect(
+        entries.map(({ actor, spaceId, target, detail }) => ({ actor, spaceId, target, detail })),
+      ).toEqual([
+        {
+          actor: 'token:ingest-iota',
+          spaceId: 9,
+          target: 'Iota renamed',
+          detail: { tokenId: own.id, name: 'Iota renamed', alias: 'iota' },
+        },
+        {
+          actor: 'token:ingest-deployment',
+          spaceId: 9,
+          target: 'Iota',
+          detail: { tokenId: deployment.id, name: 'Iota' },
+        },
+      ]);
+      const alpha = (await operator.get(`/settings/audit?spaceId=${SPACE_A}&limit=500`)).body!
+        .entries as Json[];
+      expect(alpha.filter((entry) => entry.action === 'space.ingest')).toEqual([]);
+    });
+
     it('records who did what, when and from where, never a secret; owners see their space only', async () => {
       const owner = await join('auditor@example.com', SPACE_B, 'owner');
       const created = await owner.post('/settings/server-api/tokens', {

@@ -3,12 +3,14 @@ import type { UnroutedAnswer } from '../http/http-errors.filter';
 import type { DashboardAuth } from './dashboard-auth.service';
 import { sendPage } from './page-answers';
 import { FAVICON_SVG } from './assets';
-import { notFoundPage } from './views/pages';
+import { ErrorCode } from '../../common/errors/error-code';
+import { notFoundPage, unavailablePage } from './views/pages';
 
 /**
  * Any /dashboard address no route takes: the HTML 404 page, with the navigation when signed in
  * (405 with Allow when the path takes other methods, as the API answers, but a page all the same).
- * A session that cannot be read (the database is down) shows the signed-out page.
+ * A session that cannot be read (the database is down) shows the signed-out page. A page whose
+ * route met a database outage or its deadline answers a 503 page to a browser.
  */
 export function dashboardNotFound(auth: DashboardAuth): UnroutedAnswer {
   return {
@@ -21,6 +23,12 @@ export function dashboardNotFound(auth: DashboardAuth): UnroutedAnswer {
         allowed.length > 0 ? 405 : 404,
         notFoundPage(session, 'There is no page at this address.'),
       );
+    },
+    failure(request: FastifyRequest, reply: FastifyReply, code: ErrorCode) {
+      // A browser gets a page; a script of the settings endpoint keeps the envelope.
+      if (!String(request.headers.accept ?? '').includes('text/html')) return undefined;
+      void reply.header('retry-after', 1);
+      return sendPage(reply, 503, unavailablePage(code === ErrorCode.REQUEST_TIMEOUT));
     },
   };
 }

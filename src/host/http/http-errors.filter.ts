@@ -36,6 +36,11 @@ export interface UnroutedAnswer {
   prefix: string;
   /** `allowed`: the methods the path has routes for (none: a 404). */
   answer(request: FastifyRequest, reply: FastifyReply, allowed: string[]): Promise<unknown>;
+  /**
+   * A routed request under `prefix` that met a database outage or its deadline (`code`), answered
+   * in the prefix's own way; undefined when it takes the envelope (a script's request).
+   */
+  failure?(request: FastifyRequest, reply: FastifyReply, code: ErrorCode): unknown;
 }
 
 /**
@@ -92,7 +97,15 @@ export class HttpErrorsFilter implements ExceptionFilter {
       return sendError(reply, request, ErrorCode.SERVICE_UNAVAILABLE);
     }
     const failure = classifyFailure(exception);
-    if (failure !== ErrorCode.INTERNAL_SERVER_ERROR) return sendError(reply, request, failure);
+    if (failure !== ErrorCode.INTERNAL_SERVER_ERROR) {
+      const path = request.url.split('?')[0];
+      const own = this.unrouted.find(
+        ({ prefix }) => path === prefix || path.startsWith(`${prefix}/`),
+      );
+      const answered = own?.failure?.(request, reply, failure);
+      if (answered !== undefined) return answered;
+      return sendError(reply, request, failure);
+    }
     this.logger.error(describe(exception));
     return sendError(reply, request, ErrorCode.INTERNAL_SERVER_ERROR);
   }

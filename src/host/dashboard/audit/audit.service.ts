@@ -20,6 +20,7 @@ export type AuditAction =
   | 'space.privacy'
   | 'space.create'
   | 'space.update'
+  | 'space.ingest'
   | 'sprint.create'
   | 'sprint.update'
   | 'quest.create'
@@ -34,7 +35,12 @@ export type AuditAction =
   | 'account.remove';
 
 /** Who acted: a signed-in account, the command line, or someone unknown (a failed sign-in). */
-export type AuditActor = { id: string; email: string } | 'cli' | { unknown: string };
+export type AuditActor =
+  | { id: string; email: string }
+  | 'cli'
+  | { unknown: string }
+  /** An API token (POST /ingest): named `token:<name>`, its id in the entry's detail. */
+  | { token: { id: string; name: string } };
 
 export interface AuditEvent {
   actor: AuditActor;
@@ -132,7 +138,7 @@ export class AuditService {
       id: auditId(at),
       at,
       actorId: typeof actor === 'object' && 'id' in actor ? actor.id : null,
-      actor: clip(actor === 'cli' ? 'cli' : 'email' in actor ? actor.email : actor.unknown, 254),
+      actor: clip(actorName(actor), 254),
       action: event.action,
       spaceId: event.spaceId ?? null,
       target: event.target == null ? null : clip(event.target, 254),
@@ -207,4 +213,11 @@ function toEntry(row: AuditEntryEntity): AuditEntry {
     detail,
     address: row.address,
   };
+}
+
+function actorName(actor: AuditActor): string {
+  if (actor === 'cli') return 'cli';
+  if ('email' in actor) return actor.email;
+  if ('token' in actor) return `token:${actor.token.name}`;
+  return actor.unknown;
 }

@@ -461,6 +461,25 @@ export function spacesPage(
  * The 404 page: what was not found, and a way back. Signed in, with the navigation (`back`
  * defaults to the Spaces list); signed out, the way back is the sign-in page.
  */
+/**
+ * A page answered while the database is out of reach or a request ran past its deadline: no
+ * session can be read, so it has no navigation, and it names no server.
+ */
+export function unavailablePage(timedOut: boolean): SafeHtml {
+  return layout(
+    { title: 'Try again shortly' },
+    html`<section class="card narrow">
+      <h1>Try again shortly</h1>
+      ${alert(
+        timedOut
+          ? 'The server took too long to answer this page. Nothing you sent was lost: try again.'
+          : 'The dashboard cannot reach its database right now. Try again in a few seconds.',
+      )}
+      <p><a href="">Try again</a></p>
+    </section>`,
+  );
+}
+
 export function notFoundPage(
   session: Signed | null,
   message: string,
