@@ -10,6 +10,7 @@ import { Dashboard1763800000000 } from '../../src/host/dashboard/migrations/1763
 import { LOYALTY_ENTITIES, LOYALTY_MIGRATIONS } from '../../src/loyalty.entities';
 import { dialectOf, resolveDialect } from '../../src/storage/engines';
 import { runSql } from '../utils/sql';
+import { runCli } from '../utils/cli';
 import { InitialSchema1763700000000 } from '../../src/storage/migrations/1763700000000-initial-schema';
 import { BoardBacklog1764300000000 } from '../../src/storage/migrations/1764300000000-board-backlog';
 import { SpaceAlias1764700000000 } from '../../src/storage/migrations/1764700000000-space-alias';
@@ -760,8 +761,8 @@ describe.each(DB_KINDS)('the migrations on %s, over tables left from an attempt'
       'Migration InitialSchema1763700000000 refused before changing anything: the database ' +
         'already has tables this migration creates (spaces, sprints) and no record of the ' +
         'migration having run: left over from an earlier attempt that stopped half-way, or ' +
-        "another application's. If they are left over and hold nothing you need, drop them " +
-        '(DROP TABLE spaces, sprints;) and run the migrations again; otherwise give the loyalty ' +
+        "another application's. If they are left over, `loyalty migrate --repair` drops them " +
+        'when every one is empty and runs the migrations again; otherwise give the loyalty ' +
         'tables a database of their own.',
     );
     // SQLite and PostgreSQL roll the refused migration back, but TypeORM made its bookkeeping
@@ -778,6 +779,47 @@ describe.each(DB_KINDS)('the migrations on %s, over tables left from an attempt'
     } finally {
       await after.destroy();
     }
+  });
+
+  it('are dropped by `loyalty migrate --repair` only when every one is empty, then migrated', async () => {
+    const env = { DATABASE_URL: db.url };
+    const refused = await runCli(['migrate', '--repair'], env);
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr:
+        'Migration InitialSchema1763700000000 finds tables it creates already there, and spaces ' +
+        "(1 row) holds rows: data, or another application's, so nothing was dropped. Give the " +
+        'loyalty tables a database of their own, or drop these tables yourself if they are left ' +
+        'over\n',
+    });
+    const check = new DataSource(hostConnection(db));
+    await check.initialize();
+    try {
+      expect(await runSql(check, 'SELECT id, name FROM spaces')).toEqual([{ id: 1, name: 'Kept' }]);
+      await runSql(check, 'DELETE FROM spaces');
+    } finally {
+      await check.destroy();
+    }
+
+    const repaired = await runCli(['migrate', '--repair'], env);
+    expect(repaired.code).toBe(0);
+    expect(repaired.stderr).toContain(
+      'Dropped the empty tables spaces, sprints that InitialSchema1763700000000 had left\n',
+    );
+    expect(repaired.stderr).toContain('Applied InitialSchema1763700000000, ');
+    const done = new DataSource(hostConnection(db));
+    await done.initialize();
+    try {
+      expect(
+        (await runSql<{ name: string }>(done, 'SELECT name FROM migrations'))
+          .map((m) => m.name)
+          .sort(),
+      ).toEqual(HOST_MIGRATIONS.map((migration) => migration.name).sort());
+      expect(await columnsOf(done, 'spaces')).toContain('alias');
+    } finally {
+      await done.destroy();
+    }
+    expect((await runCli(['migrate', '--repair'], env)).stderr).toBe('Database is up to date\n');
   });
 });
 

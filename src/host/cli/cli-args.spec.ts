@@ -13,7 +13,9 @@ import { exitCodeFor, run } from './cli';
 const HELP = `Usage: loyalty <command> [options]   (npm run cli -- <command> ...)
 
 Commands:
-  migrate                     apply pending database migrations
+  migrate [--repair]          apply pending database migrations; --repair first drops the
+                              tables a migration cut off mid-way left behind, when every one of
+                              them is empty (a table holding rows is never dropped)
   admin create|reset-password --email E
                               create a dashboard operator, or set a new password for a
                               forgotten one (every session of that account ends); the password
@@ -120,10 +122,10 @@ describe('loyalty <command> arguments (no database)', () => {
 
   it.each<[string[], string]>([
     // migrate
-    [['migrate', '--bogus'], "Unknown option '--bogus'\nusage: migrate"],
+    [['migrate', '--bogus'], "Unknown option '--bogus'\nusage: migrate [--repair]"],
     [
       ['migrate', 'now'],
-      `Unexpected argument 'now'. This command does not take positional arguments\nusage: migrate`,
+      `Unexpected argument 'now'. This command does not take positional arguments\nusage: migrate [--repair]`,
     ],
     // admin create
     [['admin'], 'usage: admin create|reset-password --email E'],
@@ -233,7 +235,8 @@ describe('loyalty <command> arguments (no database)', () => {
   });
 
   it('reads the flags of each command, with their defaults', () => {
-    expect(migrateCommand.parse([])).toBeUndefined();
+    expect(migrateCommand.parse([])).toEqual({ repair: false });
+    expect(migrateCommand.parse(['--repair'])).toEqual({ repair: true });
     expect(adminCommand.parse(['create', '--email', 'a@b.co'])).toEqual({
       action: 'create',
       email: 'a@b.co',

@@ -33,7 +33,7 @@ export async function prepareMysqlSchema(
   const problems = findProblems(facts, needs);
   if (problems.length > 0) {
     await dropEmptyBookkeeping(queryRunner);
-    throw new MigrationRefusedError(migration.name, problems);
+    throw new MigrationRefusedError(migration.name, problems, facts.existingTables);
   }
   const collate = needs.keyCollation
     ? ` CHARACTER SET ${SCHEMA_CHARSET} COLLATE ${needs.keyCollation}`

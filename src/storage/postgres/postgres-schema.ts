@@ -53,6 +53,7 @@ export async function preparePostgresSchema(
     existingTables: existing.map((row) => row.name),
   };
   const problems = findProblems(facts, migration.requirementsFor('postgres'));
-  if (problems.length > 0) throw new MigrationRefusedError(migration.name, problems);
+  if (problems.length > 0)
+    throw new MigrationRefusedError(migration.name, problems, facts.existingTables);
   return POSTGRES_SCHEMA;
 }

@@ -133,8 +133,8 @@ describe('the requirements of each server', () => {
     ).toEqual([
       'the database already has tables this migration creates (spaces, sprints) and no record of ' +
         'the migration having run: left over from an earlier attempt that stopped half-way, or ' +
-        "another application's. If they are left over and hold nothing you need, drop them (DROP " +
-        'TABLE spaces, sprints;) and run the migrations again; otherwise give the loyalty tables a ' +
+        "another application's. If they are left over, `loyalty migrate --repair` drops them when " +
+        'every one is empty and runs the migrations again; otherwise give the loyalty tables a ' +
         'database of their own',
     ]);
     expect(

@@ -45,6 +45,8 @@ export class MigrationRefusedError extends Error {
   constructor(
     readonly migration: string,
     readonly problems: readonly string[],
+    /** Tables it creates that are there already, with no record of it having run. */
+    readonly leftoverTables: readonly string[] = [],
   ) {
     super(`Migration ${migration} refused before changing anything: ${problems.join('; ')}.`);
   }
@@ -148,9 +150,9 @@ export function findProblems(facts: ServerFacts, needs: ServerRequirements): str
     problems.push(
       `the database already has ${facts.existingTables.length === 1 ? 'a table' : 'tables'} this ` +
         `migration creates (${tables}) and no record of the migration having run: left over from ` +
-        "an earlier attempt that stopped half-way, or another application's. If they are left over " +
-        `and hold nothing you need, drop them (DROP TABLE ${tables};) and run the migrations again; ` +
-        'otherwise give the loyalty tables a database of their own',
+        "an earlier attempt that stopped half-way, or another application's. If they are left over, " +
+        '`loyalty migrate --repair` drops them when every one is empty and runs the migrations ' +
+        'again; otherwise give the loyalty tables a database of their own',
     );
   }
   return problems;

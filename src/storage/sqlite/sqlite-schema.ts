@@ -41,6 +41,7 @@ export async function prepareSqliteSchema(
     existingTables: existing.map((row) => row.name),
   };
   const problems = findProblems(facts, migration.requirementsFor('sqlite'));
-  if (problems.length > 0) throw new MigrationRefusedError(migration.name, problems);
+  if (problems.length > 0)
+    throw new MigrationRefusedError(migration.name, problems, facts.existingTables);
   return SQLITE_SCHEMA;
 }
