@@ -27,6 +27,21 @@ function pair(i: number): IngestRecord[] {
   });
 }
 
+/** Runs `script` with the database's host, port, user and name as $1-$4, and `file` as $5. */
+async function mariadbShell(db: TestDatabase, script: string, file: string): Promise<void> {
+  const url = new URL(db.url);
+  await exec('sh', [
+    '-c',
+    script,
+    'sh',
+    url.hostname,
+    url.port || '3306',
+    decodeURIComponent(url.username),
+    url.pathname.slice(1),
+    file,
+  ]);
+}
+
 /**
  * Takes a backup of `db` with the command docs/operations.md gives for its database, into a new
  * file of `folder`, and restores it into `target` (a fresh database of the same kind; a SQLite
@@ -52,32 +67,16 @@ const BACKUPS: Record<
   mariadb: {
     backup: async (db, folder) => {
       const file = join(folder, 'loyalty.sql');
-      const url = new URL(db.url);
-      await exec('sh', [
-        '-c',
+      await mariadbShell(
+        db,
         'mariadb-dump --single-transaction --hex-blob --routines --triggers ' +
-          `-h "$1" -P "$2" -u "$3" "$4" > "$5"`,
-        'sh',
-        url.hostname,
-        url.port || '3306',
-        decodeURIComponent(url.username),
-        url.pathname.slice(1),
+          '-h "$1" -P "$2" -u "$3" "$4" > "$5"',
         file,
-      ]);
+      );
       return file;
     },
     restore: async (file, target) => {
-      const url = new URL(target.url);
-      await exec('sh', [
-        '-c',
-        'mariadb -h "$1" -P "$2" -u "$3" "$4" < "$5"',
-        'sh',
-        url.hostname,
-        url.port || '3306',
-        decodeURIComponent(url.username),
-        url.pathname.slice(1),
-        file,
-      ]);
+      await mariadbShell(target, 'mariadb -h "$1" -P "$2" -u "$3" "$4" < "$5"', file);
       return target;
     },
   },
