@@ -36,9 +36,11 @@ export class AccessTokenGuard implements CanActivate {
     } catch (error) {
       if (error instanceof LoyaltyException) {
         // Express rewrites url inside a mounted router; originalUrl keeps what the client sent.
+        // The path only: a query string may carry what a log must not keep.
         const { method, url, originalUrl } = (request ?? {}) as Record<string, string | undefined>;
+        const path = (originalUrl ?? url ?? '').split('?')[0];
         this.logger.debug(
-          `Refused request ${method ?? ''} ${originalUrl ?? url ?? ''}: ${error.code}, ${error.message}`,
+          `Refused request ${method ?? ''} ${path}: ${error.code}, ${error.message}`,
         );
       }
       throw error;

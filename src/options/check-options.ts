@@ -44,7 +44,8 @@ const REPLICA_TLS = ['disable', 'require', 'verify-full'];
 export function checkLoyaltyOptions(options: LoyaltyModuleOptions): LoyaltyModuleOptions {
   const problems: string[] = [];
   const secret: unknown = options.cursorSecret;
-  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 32)) {
+  // '' is unset, as the cursors read it: a host's empty CURSOR_SECRET keeps the generated one.
+  if (secret !== undefined && secret !== '' && (typeof secret !== 'string' || secret.length < 32)) {
     problems.push(
       typeof secret === 'string'
         ? `cursorSecret has ${secret.length} characters: give at least 32, the same on every instance, or leave it out to have one generated and kept in the database`

@@ -6,7 +6,7 @@ import type { LoyaltyModuleOptions } from './loyalty-module-options.interface';
 export const LOYALTY_MODULE_OPTIONS = Symbol('LOYALTY_MODULE_OPTIONS');
 
 /** Resolved once the options are checked: a host with options that cannot work stops at boot. */
-const LOYALTY_OPTIONS_CHECKED = Symbol('LOYALTY_OPTIONS_CHECKED');
+export const LOYALTY_OPTIONS_CHECKED = Symbol('LOYALTY_OPTIONS_CHECKED');
 
 export const {
   ConfigurableModuleClass: LoyaltyOptionsConfigurableModule,
@@ -27,7 +27,7 @@ export const {
         inject: [LOYALTY_MODULE_OPTIONS],
       },
     ],
-    exports: [...(definition.exports ?? []), LOYALTY_MODULE_OPTIONS],
+    exports: [...(definition.exports ?? []), LOYALTY_MODULE_OPTIONS, LOYALTY_OPTIONS_CHECKED],
   }))
   .build();
 

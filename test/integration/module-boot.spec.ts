@@ -133,7 +133,22 @@ describe.each(DB_KINDS)('replicas of a module host on %s', (kind) => {
     expect(await appliedMigrations(apps[0])).toEqual(ALL);
   });
 
-  it('leave the schema alone without migrationsRun, and warn of TypeORM migrationsRun', async () => {
+  it('leave the schema alone without migrationsRun', async () => {
+    const app = await startHost(database, { migrationsRun: false });
+    apps = [app];
+    const tables = await app
+      .get<DataSource>(getDataSourceToken())
+      .query(
+        kind === 'sqlite'
+          ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'spaces'"
+          : kind === 'postgres'
+            ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'spaces'"
+            : "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'spaces'",
+      );
+    expect(tables).toEqual([]);
+  });
+
+  it('warn of TypeORM migrationsRun, which takes no lock', async () => {
     const logger = new CapturingLogger();
     const app = await NestFactory.create(
       ReplicaHost.on(database, { migrationsRun: false }, true),

@@ -150,7 +150,7 @@ describe('an upload that trickles', () => {
       fastify,
       { sessionOf: () => Promise.resolve(sessionOf('slow')), ...pages },
       inFlight,
-      { windowMs: 300, minBytes: 64 },
+      { windowMs: 300, minBytes: 64, deadlineMs: 60_000 },
     );
     fastify.post(UPLOAD_ROUTE, (_request, reply) => reply.send('read'));
     const address = await fastify.listen({ port: 0, host: '127.0.0.1' });
@@ -174,6 +174,42 @@ describe('an upload that trickles', () => {
         expect.stringMatching(
           /^Upload to \/dashboard\/spaces\/3\/points\/uploads cut off: slow@example\.com sent \d+ bytes in 300 ms$/,
         ),
+      );
+    } finally {
+      warn.mockRestore();
+      await fastify.close();
+    }
+  });
+});
+
+describe('an upload that keeps a steady trickle', () => {
+  it('is cut off at the deadline for its whole body', async () => {
+    const inFlight = new UploadsInFlight(1);
+    const fastify = Fastify();
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    installUploadRoute(
+      fastify,
+      { sessionOf: () => Promise.resolve(sessionOf('steady')), ...pages },
+      inFlight,
+      { windowMs: 100, minBytes: 1, deadlineMs: 600 },
+    );
+    fastify.post(UPLOAD_ROUTE, (_request, reply) => reply.send('read'));
+    const address = await fastify.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = new URL(address);
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(
+        `POST /dashboard/spaces/3/points/uploads HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n`,
+      );
+      // Fast enough for every window, never done.
+      const trickle = setInterval(() => socket.write('aaaa'), 20);
+      const started = Date.now();
+      await once(socket, 'close');
+      clearInterval(trickle);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+      expect(warn).toHaveBeenCalledWith(
+        'Upload to /dashboard/spaces/3/points/uploads cut off: steady@example.com had not sent the whole body after 600 ms',
       );
     } finally {
       warn.mockRestore();

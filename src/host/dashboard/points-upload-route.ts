@@ -77,12 +77,15 @@ export interface UploadRouteServices {
 /** How long a browser is told to wait before sending an upload again to a full instance. */
 const RETRY_AFTER_SECONDS = 10;
 /**
- * An upload whose body brings fewer than UPLOAD_MIN_BYTES in any UPLOAD_RATE_WINDOW_MS is cut off,
- * freeing its place: a dropped network or a client trickling a byte now and then must not hold
- * one of the instance's few places for long. 16 KiB in 10 s is far below any real connection.
+ * An upload whose body brings fewer than UPLOAD_MIN_BYTES in any UPLOAD_RATE_WINDOW_MS, or is not
+ * whole after UPLOAD_BODY_DEADLINE_MS, is cut off, freeing its place: a dropped network or a
+ * client trickling bytes must not hold one of the instance's few places for long. 64 KiB in 10 s
+ * is far below any real connection; the deadline brings the largest body (UPLOAD_BODY_LIMIT,
+ * about 30 MB) over a link of 1 Mbit/s.
  */
 export const UPLOAD_RATE_WINDOW_MS = 10_000;
-export const UPLOAD_MIN_BYTES = 16 * 1024;
+export const UPLOAD_MIN_BYTES = 64 * 1024;
+export const UPLOAD_BODY_DEADLINE_MS = 5 * 60_000;
 
 /** The answer while sessions cannot be read: a page of its own, naming no server. */
 const OUTAGE_PAGE =
@@ -103,9 +106,10 @@ export function installUploadRoute(
   fastify: FastifyInstance,
   services: UploadRouteServices,
   inFlight = new UploadsInFlight(),
-  rate: { windowMs: number; minBytes: number } = {
+  rate: { windowMs: number; minBytes: number; deadlineMs: number } = {
     windowMs: UPLOAD_RATE_WINDOW_MS,
     minBytes: UPLOAD_MIN_BYTES,
+    deadlineMs: UPLOAD_BODY_DEADLINE_MS,
   },
 ): void {
   const logger = new Logger('PointsUploads');
@@ -167,27 +171,35 @@ export function installUploadRoute(
   }
 
   /**
-   * Until the body has arrived, a window that brings fewer than rate.minBytes ends the connection
-   * (and so frees the place). Bytes are counted on the socket, never by reading the body here.
+   * Until the body has arrived, a window that brings fewer than rate.minBytes, or the deadline,
+   * ends the connection (and so frees the place). Bytes are counted on the socket, never by
+   * reading the body here.
    */
   function cutOffSlowBody(request: FastifyRequest, email: string): void {
     const socket = request.raw.socket as Socket | undefined;
     if (!socket || typeof socket.bytesRead !== 'number') return;
+    const path = request.url.split('?')[0];
+    const cut = (why: string) => {
+      stop();
+      logger.warn(`Upload to ${path} cut off: ${email} ${why}`);
+      socket.destroy();
+    };
     let seen = socket.bytesRead;
     const timer = setInterval(() => {
       const now = socket.bytesRead;
-      if (now - seen >= rate.minBytes) {
-        seen = now;
-        return;
-      }
-      clearInterval(timer);
-      logger.warn(
-        `Upload to ${request.url.split('?')[0]} cut off: ${email} sent ${now - seen} bytes in ${rate.windowMs} ms`,
-      );
-      socket.destroy();
+      if (now - seen >= rate.minBytes) seen = now;
+      else cut(`sent ${now - seen} bytes in ${rate.windowMs} ms`);
     }, rate.windowMs);
+    const deadline = setTimeout(
+      () => cut(`had not sent the whole body after ${rate.deadlineMs} ms`),
+      rate.deadlineMs,
+    );
     timer.unref();
-    const stop = () => clearInterval(timer);
+    deadline.unref();
+    function stop() {
+      clearInterval(timer);
+      clearTimeout(deadline);
+    }
     request.raw.once('end', stop);
     request.raw.once('close', stop);
   }

@@ -37,7 +37,9 @@ export interface MigrationRepair {
  * tables it creates are there with no record of it (MySQL commits each DDL statement at once, so
  * one cut off mid-way leaves some) has those tables dropped, when every one of them is empty, and
  * runs again; all under the migration lock. A left-over table holding rows may be another
- * application's, or data: RepairRefusedError names it and nothing is dropped.
+ * application's, or data: RepairRefusedError names it and nothing is dropped. Where DDL is
+ * transactional (SQLite, PostgreSQL) a cut-off migration leaves nothing, so such tables are never
+ * its leftovers, and nothing is dropped either.
  */
 export function repairAndRunMigrations(
   dataSource: DataSource,
@@ -55,6 +57,14 @@ export function repairAndRunMigrations(
         const onlyLeftovers = error instanceof MigrationRefusedError && error.problems.length === 1;
         if (!onlyLeftovers || leftovers.length === 0) throw error;
         if (dropped.some((repair) => repair.migration === error.migration)) throw error;
+        if (engineOf(dataSource).transactionalDdl)
+          throw new RepairRefusedError(
+            `Migration ${error.migration} finds tables it creates already there (` +
+              `${leftovers.join(', ')}), but a migration cut off here leaves nothing behind (each ` +
+              "runs in a transaction): they are another application's or were made by hand, so " +
+              'nothing was dropped. Give the loyalty tables a database of their own, or drop these ' +
+              'tables yourself',
+          );
         const full: string[] = [];
         for (const table of leftovers) {
           const [row] = await query<{ n: unknown }>(

@@ -91,6 +91,11 @@ export interface DatabaseEngine {
   prepareSchema(queryRunner: QueryRunner, migration: CreatingMigration): Promise<SchemaTarget>;
   /** The pool's state, for metrics; undefined where there is no pool or it cannot be read. */
   poolStats(dataSource: DataSource): PoolStats | undefined;
+  /**
+   * Whether a schema change commits with its transaction (SQLite, PostgreSQL), so a migration cut
+   * off leaves nothing behind; false where each DDL statement commits at once (MySQL/MariaDB).
+   */
+  readonly transactionalDdl: boolean;
   /** How read replicas are reached and followed; absent where there are none (SQLite). */
   readonly replicas?: ReplicaDriver;
   /** A whole-board read in worker threads where this engine offers one for this data source. */

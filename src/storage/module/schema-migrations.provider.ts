@@ -2,7 +2,10 @@ import { Logger, type Provider } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { LoyaltyModuleOptions } from '../../options/loyalty-module-options.interface';
-import { LOYALTY_MODULE_OPTIONS } from '../../options/loyalty.module-definition';
+import {
+  LOYALTY_MODULE_OPTIONS,
+  LOYALTY_OPTIONS_CHECKED,
+} from '../../options/loyalty.module-definition';
 import { runMigrationsLocked } from '../connection/run-migrations';
 
 /** Resolved once the module's schema is migrated (or migrations are left to the host). */
@@ -25,5 +28,6 @@ export const schemaMigrationsProvider: Provider<void> = {
     }
     if (options.migrationsRun) await runMigrationsLocked(dataSource, { transaction: 'each' });
   },
-  inject: [getDataSourceToken(), LOYALTY_MODULE_OPTIONS],
+  // After the options' check: a host whose options are refused changes nothing in its database.
+  inject: [getDataSourceToken(), LOYALTY_MODULE_OPTIONS, LOYALTY_OPTIONS_CHECKED],
 };

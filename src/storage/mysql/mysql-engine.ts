@@ -41,6 +41,7 @@ export const MYSQL_ENGINE: DatabaseEngine = {
   readOrderedRows: readMysqlOrderedRows,
   insertRows: (manager, table, columns, rows, valuesOf) =>
     insertInBatches(dialectNow(manager.connection), manager, table, columns, rows, valuesOf),
+  transactionalDdl: false,
   prepareSchema: prepareMysqlSchema,
   poolStats: mysqlPoolStats,
   replicas: MYSQL_REPLICAS,

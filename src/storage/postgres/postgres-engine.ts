@@ -29,6 +29,7 @@ export const POSTGRES_ENGINE: DatabaseEngine = {
   readOrderedRows: readPostgresOrderedRows,
   insertRows: (manager, table, columns, rows, valuesOf) =>
     insertInBatches(POSTGRES, manager, table, columns, rows, valuesOf),
+  transactionalDdl: true,
   prepareSchema: preparePostgresSchema,
   poolStats: postgresPoolStats,
   replicas: POSTGRES_REPLICAS,

@@ -132,10 +132,10 @@ describe('the requirements of each server', () => {
       ),
     ).toEqual([
       'the database already has tables this migration creates (spaces, sprints) and no record of ' +
-        'the migration having run: left over from an earlier attempt that stopped half-way, or ' +
-        "another application's. If they are left over, `loyalty migrate --repair` drops them when " +
-        'every one is empty and runs the migrations again; otherwise give the loyalty tables a ' +
-        'database of their own',
+        'the migration having run: left over from an earlier attempt that stopped half-way ' +
+        "(MySQL/MariaDB), or another application's. If they are left over, `loyalty migrate " +
+        '--repair` drops them when every one is empty and runs the migrations again; otherwise ' +
+        'give the loyalty tables a database of their own',
     ]);
     expect(
       findProblems({ ...MYSQL_8, existingTables: ['admins'] }, SERVER_REQUIREMENTS.mysql),

@@ -150,9 +150,9 @@ export function findProblems(facts: ServerFacts, needs: ServerRequirements): str
     problems.push(
       `the database already has ${facts.existingTables.length === 1 ? 'a table' : 'tables'} this ` +
         `migration creates (${tables}) and no record of the migration having run: left over from ` +
-        "an earlier attempt that stopped half-way, or another application's. If they are left over, " +
-        '`loyalty migrate --repair` drops them when every one is empty and runs the migrations ' +
-        'again; otherwise give the loyalty tables a database of their own',
+        "an earlier attempt that stopped half-way (MySQL/MariaDB), or another application's. If " +
+        'they are left over, `loyalty migrate --repair` drops them when every one is empty and ' +
+        'runs the migrations again; otherwise give the loyalty tables a database of their own',
     );
   }
   return problems;

@@ -1,4 +1,5 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { DataSource } from 'typeorm';
 
 /** The part of better-sqlite3's Database the backup uses. */
@@ -16,7 +17,8 @@ type SqliteConstructor = new (
  * SQLite's online backup: VACUUM INTO, on a read-only connection of its own. It is one read
  * transaction, so the copy is the database as of one moment, and in WAL mode it holds no writer
  * back; the copy is whole and compacted, the WAL folded in. It is written beside `file` under a
- * temporary name and renamed when complete, so `file` never holds half a backup.
+ * temporary name, synced to disk, and linked to `file` when complete, so `file` never holds half a
+ * backup and an existing file is never replaced.
  */
 export function backupSqlite(dataSource: DataSource, file: string): void {
   const source = (dataSource.options as { database?: unknown }).database;
@@ -30,11 +32,22 @@ export function backupSqlite(dataSource: DataSource, file: string): void {
   try {
     db.pragma('busy_timeout = 5000');
     db.prepare('VACUUM INTO ?').run(partial);
-    renameSync(partial, file);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
+    // On disk before it takes its name (SQLite does not sync VACUUM INTO's file), and linked, not
+    // renamed: a file made at `file` meanwhile is refused (EEXIST), never replaced.
+    syncFile(partial);
+    linkSync(partial, file);
+    syncFile(dirname(file));
   } finally {
     db.close();
+    rmSync(partial, { force: true });
+  }
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -39,6 +39,7 @@ export const SQLITE_ENGINE: DatabaseEngine = {
   withMigrationLock: withSqliteMigrationLock,
   readOrderedRows: readSqliteOrderedRows,
   insertRows: insertSqliteRows,
+  transactionalDdl: true,
   prepareSchema: prepareSqliteSchema,
   // One connection, no pool.
   poolStats: () => undefined,

@@ -472,7 +472,7 @@ export function unavailablePage(timedOut: boolean): SafeHtml {
       <h1>Try again shortly</h1>
       ${alert(
         timedOut
-          ? 'The server took too long to answer this page. Nothing you sent was lost: try again.'
+          ? 'The server took too long to answer this page. If you sent a form, look whether it took effect before you send it again.'
           : 'The dashboard cannot reach its database right now. Try again in a few seconds.',
       )}
       <p><a href="">Try again</a></p>

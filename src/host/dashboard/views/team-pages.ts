@@ -250,8 +250,9 @@ export interface InvitationView {
 
 /**
  * The invitation's own page: before there is a session, so a layout without navigation. It is the
- * same whether or not the email has an account, so that whoever holds the link (the owner who made
- * it) learns nothing of the deployment's accounts from it.
+ * same whether or not the email has an account, so that opening a link tells nothing of the
+ * deployment's accounts. Sending the form does (a wrong password of an existing account is
+ * refused as such), and that leaves entries in the audit trail.
  */
 export function invitationPage(view: InvitationView): SafeHtml {
   const passwordField = (id: string, name: string, label: string, autocomplete: string) =>
