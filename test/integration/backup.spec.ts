@@ -135,10 +135,14 @@ describe.each(DB_KINDS)('a backup on %s', (kind) => {
   it('taken under writes, restores one consistent moment the service then serves', async () => {
     const ingest = app.app.get(IngestService);
     const source = app.app.get<DataSource>(getDataSourceToken());
+    // Batches committed (counted once each commits).
     let written = 0;
     let stop = false;
     const writer = (async () => {
-      while (!stop) await ingest.applyRecords(pair(written++));
+      while (!stop) {
+        await ingest.applyRecords(pair(written));
+        written++;
+      }
     })();
     try {
       while (written < 50) await new Promise((resolve) => setTimeout(resolve, 5));
