@@ -81,6 +81,8 @@ function spacesWritten(
   numbered: readonly NumberedRecord[],
   results: readonly NumberedOutcome[],
 ): SpaceWritten[] {
+  // Most requests carry points only: no space record, no set of their lines.
+  if (!numbered.some(({ parsed }) => parsed.ok && parsed.record.type === 'space')) return [];
   const accepted = new Set(
     results.filter((result) => result.status === 'accepted').map((result) => result.line),
   );
