@@ -96,10 +96,10 @@ describe('loyalty <command> arguments (no database)', () => {
   it.each([
     [['--database-url'], '--database-url needs a URL (sqlite:FILE, mysql://..., postgres://...)\n'],
     [['--database-url=sqlite:a', '--database-url', 'sqlite:b'], '--database-url is given twice\n'],
-    // Read as DATABASE_URL is: a bad one is told the same way, before any database work.
+    // Read as DATABASE_URL is, and told as the flag's, before any database work.
     [
       ['--database-url', 'ftp://x'],
-      'Invalid configuration:\n  - DATABASE_URL: unsupported scheme "ftp:"; use sqlite:, mysql:, mariadb:, postgres:, postgresql:\n',
+      'Invalid configuration:\n  - --database-url: unsupported scheme "ftp:"; use sqlite:, mysql:, mariadb:, postgres:, postgresql:\n',
     ],
   ])('refuses migrate %j with exit 2', async (args, message) => {
     expect(await cli('migrate', ...args)).toEqual({ code: 2, stdout: '', stderr: message });

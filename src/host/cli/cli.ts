@@ -27,8 +27,10 @@ export async function run(args: string[]): Promise<number> {
   }
   const { databaseUrl, args: commandArgs } = takeDatabaseUrl(rest);
   // The configuration is checked before the command's arguments, as it always was.
-  const config = loadConfig(
-    databaseUrl === undefined ? process.env : { ...process.env, DATABASE_URL: databaseUrl },
+  const config = withFlagNamed(databaseUrl !== undefined, () =>
+    loadConfig(
+      databaseUrl === undefined ? process.env : { ...process.env, DATABASE_URL: databaseUrl },
+    ),
   );
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
@@ -36,6 +38,16 @@ export async function run(args: string[]): Promise<number> {
   if (!MAKE_THEIR_DATABASE.has(command.name) && !databaseUrl && !process.env.DATABASE_URL)
     warnOfNewDefaultDatabase(config.database);
   return command.run(options, config);
+}
+
+/** A bad URL given as --database-url is told as that flag's, not as the variable's. */
+function withFlagNamed<T>(fromFlag: boolean, load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (!fromFlag || !(error instanceof ConfigError)) throw error;
+    throw new UsageError(error.message.replace(/\bDATABASE_URL:/g, '--database-url:'));
+  }
 }
 
 /** `--database-url URL` (or `=URL`), wherever it stands among a command's arguments. */
